@@ -1,0 +1,14 @@
+package io.gshare.workflows.common;
+
+import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
+import io.gshare.workflows.system.TaskQueueProbeWorkflowImpl;
+import java.util.List;
+
+/** Every workflow implementation; the control worker registers them all on {@link TaskQueues#CONTROL}. */
+public final class ControlWorkflows {
+
+  public static final List<Class<?>> IMPLEMENTATIONS =
+      List.of(ClusterProbeWorkflowImpl.class, TaskQueueProbeWorkflowImpl.class);
+
+  private ControlWorkflows() {}
+}

@@ -1,0 +1,42 @@
+package io.gshare.workflows.common;
+
+/**
+ * Workflow ids name the object they act on, so a retried start finds the run already under way
+ * instead of starting a second one.
+ */
+public final class WorkflowIds {
+
+  private WorkflowIds() {}
+
+  public static String clusterProbe(String clusterId) {
+    return "cluster-probe-" + Ids.requireValid(clusterId, "clusterId");
+  }
+
+  public static String clusterAttach(String clusterId) {
+    return "cluster-attach-" + Ids.requireValid(clusterId, "clusterId");
+  }
+
+  public static String clusterDetach(String clusterId) {
+    return "cluster-detach-" + Ids.requireValid(clusterId, "clusterId");
+  }
+
+  public static String session(String sessionId) {
+    return "session-" + Ids.requireValid(sessionId, "sessionId");
+  }
+
+  public static String nodeDrain(String nodeId) {
+    return "node-drain-" + Ids.requireValid(nodeId, "nodeId");
+  }
+
+  public static String volumeReclaim(String volumeId) {
+    return "volume-reclaim-" + Ids.requireValid(volumeId, "volumeId");
+  }
+
+  /** One probe per queue at a time; concurrent callers share its answer. */
+  public static String taskQueueProbe(String taskQueue) {
+    return "task-queue-probe-" + taskQueue;
+  }
+
+  public static final String TOKEN_ROTATION = "token-rotation";
+  public static final String IDLE_REAPER = "idle-reaper";
+}

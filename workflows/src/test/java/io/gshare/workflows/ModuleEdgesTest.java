@@ -1,0 +1,127 @@
+package io.gshare.workflows;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
+
+/**
+ * The module edges of DESIGN.md: {@code workflows} sees the Temporal SDK alone, and no module depends
+ * on the deployables {@code api} or {@code cluster-worker}.
+ */
+class ModuleEdgesTest {
+
+  private static final JavaClasses WORKFLOW_CLASSES =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.gshare.workflows");
+
+  @Test
+  void workflowCodeSeesOnlyTheJdkAndTheTemporalSdk() {
+    assertThat(WORKFLOW_CLASSES).isNotEmpty();
+    classes()
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("java..", "io.temporal..", "io.gshare.workflows..", "org.slf4j..")
+        .check(WORKFLOW_CLASSES);
+  }
+
+  @Test
+  void workflowImplementationsAvoidClocksRandomnessAndThreads() {
+    noClasses()
+        .that()
+        .haveSimpleNameEndingWith("WorkflowImpl")
+        .should()
+        .callMethod(System.class, "currentTimeMillis")
+        .orShould()
+        .callMethod(System.class, "nanoTime")
+        .orShould()
+        .callMethod(java.time.Instant.class, "now")
+        .orShould()
+        .callMethod(java.util.UUID.class, "randomUUID")
+        .orShould()
+        .dependOnClassesThat()
+        .belongToAnyOf(Thread.class, java.util.Random.class, java.util.concurrent.ExecutorService.class)
+        .check(WORKFLOW_CLASSES);
+  }
+
+  @Test
+  void pomEdgesMatchTheDesign() throws Exception {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    Map<String, List<String>> dependenciesByModule = new LinkedHashMap<>();
+    for (String module : childElements(parse(root.resolve("pom.xml")), "modules", "module")) {
+      Document pom = parse(root.resolve(module).resolve("pom.xml"));
+      String artifactId = directChildText(pom.getDocumentElement(), "artifactId");
+      dependenciesByModule.put(artifactId, compileDependencies(pom));
+    }
+    assertThat(dependenciesByModule).containsKeys("gshare-workflows", "gshare-api", "gshare-cluster-worker");
+
+    assertThat(dependenciesByModule.get("gshare-workflows")).containsExactly("io.temporal:temporal-sdk");
+    dependenciesByModule.forEach(
+        (module, deps) ->
+            assertThat(deps)
+                .as("%s must not depend on a deployable", module)
+                .doesNotContain("io.gshare:gshare-api", "io.gshare:gshare-cluster-worker"));
+  }
+
+  private static Document parse(Path pom) throws Exception {
+    assertThat(pom).exists();
+    return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(Files.newInputStream(pom));
+  }
+
+  private static List<String> compileDependencies(Document pom) {
+    List<String> result = new ArrayList<>();
+    Element dependencies = directChild(pom.getDocumentElement(), "dependencies");
+    if (dependencies == null) {
+      return result;
+    }
+    NodeList nodes = dependencies.getElementsByTagName("dependency");
+    for (int i = 0; i < nodes.getLength(); i++) {
+      Element dep = (Element) nodes.item(i);
+      String scope = directChildText(dep, "scope");
+      // Anything the module's main code can see counts as an edge.
+      if (scope == null || scope.equals("compile") || scope.equals("runtime") || scope.equals("provided")) {
+        result.add(directChildText(dep, "groupId") + ":" + directChildText(dep, "artifactId"));
+      }
+    }
+    return result;
+  }
+
+  private static List<String> childElements(Document doc, String parent, String child) {
+    List<String> values = new ArrayList<>();
+    NodeList nodes = directChild(doc.getDocumentElement(), parent).getElementsByTagName(child);
+    for (int i = 0; i < nodes.getLength(); i++) {
+      values.add(nodes.item(i).getTextContent().trim());
+    }
+    return values;
+  }
+
+  private static Element directChild(Element parent, String name) {
+    for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+      if (n instanceof Element e && e.getTagName().equals(name)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  private static String directChildText(Element parent, String name) {
+    Element e = directChild(parent, name);
+    return e == null ? null : e.getTextContent().trim();
+  }
+}
