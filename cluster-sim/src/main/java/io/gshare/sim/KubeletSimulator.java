@@ -1,0 +1,253 @@
+package io.gshare.sim;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plays the kubelets (and the scheduler's binding step) of every simulated node. Each tick it:
+ * binds pending pods that name their node through {@code nodeName} or a {@code kubernetes.io/hostname}
+ * selector; moves bound pods to Running with a pod IP once {@code startDelay} has passed (or to
+ * Failed when told to); marks pods on a dropped node not ready; and deletes pods whose node is gone,
+ * as the pod garbage collector does.
+ */
+final class KubeletSimulator {
+
+  private static final Logger log = LoggerFactory.getLogger(KubeletSimulator.class);
+
+  private final ObjectStore store;
+  private final Clock clock;
+  private final Duration startDelay;
+  /** Nodes whose kubelet stopped posting status (simulated network or host loss). */
+  private final Set<String> droppedNodes = ConcurrentHashMap.newKeySet();
+  /** Pods told to fail, with the reason. */
+  private final Map<String, String> podsToFail = new ConcurrentHashMap<>();
+  /** When each pod was first seen bound, to hold it in Pending for {@code startDelay}. */
+  private final Map<String, Instant> boundAt = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> nextIpByNode = new ConcurrentHashMap<>();
+
+  KubeletSimulator(ObjectStore store, Clock clock, Duration startDelay) {
+    this.store = store;
+    this.clock = clock;
+    this.startDelay = startDelay;
+  }
+
+  void dropNode(String name) {
+    droppedNodes.add(name);
+  }
+
+  void restoreNode(String name) {
+    droppedNodes.remove(name);
+  }
+
+  boolean isDropped(String name) {
+    return droppedNodes.contains(name);
+  }
+
+  void failPod(String namespace, String name, String reason) {
+    podsToFail.put(namespace + "/" + name, reason == null ? "Error" : reason);
+  }
+
+  /** One pass over every node and pod; called on a fixed delay. */
+  void tick() {
+    Instant now = clock.instant();
+    Map<String, Node> nodes =
+        store.list("/api/v1/nodes", NodeList.class).getItems().stream()
+            .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
+    syncNodeReadiness(nodes.values(), now);
+    List<Pod> pods = store.list("/api/v1/pods", PodList.class).getItems();
+    Set<String> live = ConcurrentHashMap.newKeySet();
+    for (Pod pod : pods) {
+      String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+      live.add(key);
+      try {
+        step(pod, key, nodes, now);
+      } catch (RuntimeException e) {
+        log.warn("kubelet simulator could not advance pod {}: {}", key, e.toString());
+      }
+    }
+    boundAt.keySet().retainAll(live);
+    podsToFail.keySet().retainAll(live);
+  }
+
+  private void syncNodeReadiness(Iterable<Node> nodes, Instant now) {
+    for (Node node : nodes) {
+      String name = node.getMetadata().getName();
+      String want = droppedNodes.contains(name) ? "Unknown" : "True";
+      String have =
+          node.getStatus() == null || node.getStatus().getConditions() == null
+              ? null
+              : node.getStatus().getConditions().stream()
+                  .filter(c -> "Ready".equals(c.getType()))
+                  .map(c -> c.getStatus())
+                  .findFirst()
+                  .orElse(null);
+      if (!want.equals(have)) {
+        var condition =
+            "True".equals(want)
+                ? SimObjects.readyCondition("True", "KubeletReady", "kubelet is posting ready status (simulated)", now)
+                : SimObjects.readyCondition("Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.", now);
+        node.getStatus().setConditions(List.of(condition));
+        store.replace("/api/v1/nodes/" + name + "/status", node);
+        log.info("simulated node {} is now Ready={}", name, want);
+      }
+    }
+  }
+
+  private void step(Pod pod, String key, Map<String, Node> nodes, Instant now) {
+    String namespace = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    String podPath = "/api/v1/namespaces/" + namespace + "/pods/" + name;
+    String nodeName = pod.getSpec().getNodeName();
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      store.delete(podPath); // no graceful shutdown to wait for in a simulator
+      return;
+    }
+    if (nodeName == null || nodeName.isEmpty()) {
+      String wanted = pod.getSpec().getNodeSelector() == null ? null : pod.getSpec().getNodeSelector().get(SimLabels.HOSTNAME);
+      if (wanted != null && nodes.containsKey(wanted) && !droppedNodes.contains(wanted)) {
+        store.mergePatch(podPath, "{\"spec\":{\"nodeName\":\"" + wanted + "\"}}");
+        boundAt.put(key, now);
+      } else if (phase == null) {
+        writeStatus(podPath, pod, new PodStatusBuilder().withPhase("Pending")
+            .withConditions(condition("PodScheduled", "False", "Unschedulable",
+                "the simulator binds only pods that name their node (nodeName or kubernetes.io/hostname)", now))
+            .build());
+      }
+      return;
+    }
+    if (!nodes.containsKey(nodeName)) {
+      store.delete(podPath); // the pod garbage collector removes pods bound to deleted nodes
+      log.info("deleted pod {} whose node {} is gone", key, nodeName);
+      return;
+    }
+    boundAt.putIfAbsent(key, now);
+    boolean nodeDropped = droppedNodes.contains(nodeName);
+    if (("Pending".equals(phase) || phase == null) && !nodeDropped) {
+      if (podsToFail.containsKey(key) || pod.getMetadata().getAnnotations() != null
+          && pod.getMetadata().getAnnotations().containsKey(SimLabels.FAIL_POD)) {
+        String reason = podsToFail.getOrDefault(key, pod.getMetadata().getAnnotations() == null ? "Error"
+            : pod.getMetadata().getAnnotations().getOrDefault(SimLabels.FAIL_POD, "Error"));
+        writeStatus(podPath, pod, failed(pod, reason, now));
+      } else if (!now.isBefore(boundAt.get(key).plus(startDelay))) {
+        writeStatus(podPath, pod, running(pod, nodes.get(nodeName), now));
+        log.info("pod {} is Running on simulated node {}", key, nodeName);
+      }
+      return;
+    }
+    if ("Running".equals(phase)) {
+      if (podsToFail.containsKey(key)) {
+        writeStatus(podPath, pod, failed(pod, podsToFail.get(key), now));
+      } else if (nodeDropped == isReady(pod)) {
+        PodStatus status = pod.getStatus();
+        status.setConditions(readyConditions(!nodeDropped, now));
+        writeStatus(podPath, pod, status);
+      }
+    }
+  }
+
+  private void writeStatus(String podPath, Pod pod, PodStatus status) {
+    pod.setStatus(status);
+    store.replace(podPath + "/status", pod);
+  }
+
+  private PodStatus running(Pod pod, Node node, Instant now) {
+    List<ContainerStatus> containers = new ArrayList<>();
+    pod.getSpec().getContainers().forEach(c -> containers.add(new ContainerStatusBuilder()
+        .withName(c.getName())
+        .withImage(c.getImage())
+        .withImageID("sim://" + c.getImage())
+        .withContainerID("containerd://sim-" + Integer.toHexString((pod.getMetadata().getName() + c.getName()).hashCode()))
+        .withReady(true)
+        .withStarted(true)
+        .withRestartCount(0)
+        .withNewState().withNewRunning().withStartedAt(now.toString()).endRunning().endState()
+        .build()));
+    return new PodStatusBuilder()
+        .withPhase("Running")
+        .withHostIP(node.getStatus().getAddresses().get(0).getAddress())
+        .withPodIP(nextPodIp(node))
+        .withStartTime(now.toString())
+        .withConditions(readyConditions(true, now))
+        .withContainerStatuses(containers)
+        .build();
+  }
+
+  private PodStatus failed(Pod pod, String reason, Instant now) {
+    List<ContainerStatus> containers = new ArrayList<>();
+    pod.getSpec().getContainers().forEach(c -> containers.add(new ContainerStatusBuilder()
+        .withName(c.getName())
+        .withImage(c.getImage())
+        .withReady(false)
+        .withRestartCount(0)
+        .withNewState().withNewTerminated().withExitCode(1).withReason(reason).withFinishedAt(now.toString())
+        .endTerminated().endState()
+        .build()));
+    return new PodStatusBuilder()
+        .withPhase("Failed")
+        .withReason(reason)
+        .withMessage("failed by the gShare kubelet simulator")
+        .withConditions(readyConditions(false, now))
+        .withContainerStatuses(containers)
+        .build();
+  }
+
+  private String nextPodIp(Node node) {
+    String cidr = node.getSpec().getPodCIDR(); // 10.244.N.0/24
+    String prefix = cidr.substring(0, cidr.lastIndexOf('.') + 1);
+    int host = nextIpByNode.computeIfAbsent(node.getMetadata().getName(), n -> new AtomicInteger(2)).getAndIncrement();
+    return prefix + (2 + (host - 2) % 250);
+  }
+
+  private static boolean isReady(Pod pod) {
+    return pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  private static List<PodCondition> readyConditions(boolean ready, Instant now) {
+    String status = ready ? "True" : "False";
+    Map<String, String> byType = new HashMap<>();
+    byType.put("PodScheduled", "True");
+    byType.put("Initialized", "True");
+    byType.put("ContainersReady", status);
+    byType.put("Ready", status);
+    List<PodCondition> conditions = new ArrayList<>();
+    for (String type : List.of("PodScheduled", "Initialized", "ContainersReady", "Ready")) {
+      conditions.add(condition(type, byType.get(type), null, null, now));
+    }
+    return conditions;
+  }
+
+  private static PodCondition condition(String type, String status, String reason, String message, Instant now) {
+    return new PodConditionBuilder()
+        .withType(type)
+        .withStatus(status)
+        .withReason(reason)
+        .withMessage(message)
+        .withLastTransitionTime(now.toString())
+        .build();
+  }
+}

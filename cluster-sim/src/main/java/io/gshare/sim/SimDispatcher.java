@@ -1,0 +1,148 @@
+package io.gshare.sim;
+
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery)
+ * and the simulator's own control API under {@code /sim/v1}, and hands everything else to the mock.
+ */
+final class SimDispatcher extends Dispatcher {
+
+  private static final Pattern GROUP_VERSION = Pattern.compile("/apis/([^/]+)/([^/]+)/?");
+  private static final Pattern NODE_ACTION = Pattern.compile("/sim/v1/nodes/([^/]+)/(drop|restore)");
+  private static final Pattern POD_FAIL = Pattern.compile("/sim/v1/namespaces/([^/]+)/pods/([^/]+)/fail");
+
+  private final Dispatcher crud;
+  private final Discovery discovery = new Discovery();
+  private final KubernetesSerialization json;
+  private final String gitVersion;
+  private final Supplier<String> serverAddress;
+  private final SimulatedCluster cluster;
+  private final TableView tables;
+
+  SimDispatcher(
+      Dispatcher crud, KubernetesSerialization json, String gitVersion, Supplier<String> serverAddress,
+      SimulatedCluster cluster) {
+    this.crud = crud;
+    this.json = json;
+    this.gitVersion = gitVersion;
+    this.serverAddress = serverAddress;
+    this.cluster = cluster;
+    this.tables = new TableView(json);
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    String path = request.getPath();
+    int query = path.indexOf('?');
+    String bare = query < 0 ? path : path.substring(0, query);
+    boolean get = request.method() == HttpMethod.GET;
+    try {
+      if (bare.startsWith("/sim/")) {
+        return control(request, bare);
+      }
+      if (get) {
+        switch (bare) {
+          case "/version", "/version/":
+            return ok(version());
+          case "/healthz", "/readyz", "/livez":
+            return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody("ok");
+          case "/api", "/api/":
+            return ok(discovery.coreVersions(serverAddress.get()));
+          case "/apis", "/apis/":
+            return ok(discovery.groups());
+          case "/api/v1", "/api/v1/":
+            return ok(discovery.resourceList("v1"));
+          default:
+            break;
+        }
+        Matcher gv = GROUP_VERSION.matcher(bare);
+        if (gv.matches()) {
+          Object list = discovery.resourceList(gv.group(1) + "/" + gv.group(2));
+          return list == null ? status(404, "NotFound", "the server could not find the requested resource") : ok(list);
+        }
+        if (bare.startsWith("/openapi/")) {
+          return status(404, "NotFound", "the gShare simulator serves no OpenAPI schema");
+        }
+      }
+      MockResponse answer = crud.dispatch(request);
+      if (get && answer.code() == 200 && TableView.wantsTable(request.getHeader("Accept")) && TableView.renders(bare)) {
+        String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
+            .setBody(tables.render(bare, body, java.time.Instant.now()));
+      }
+      return answer;
+    } catch (IllegalArgumentException e) {
+      return status(400, "BadRequest", e.getMessage());
+    }
+  }
+
+  private MockResponse control(RecordedRequest request, String path) {
+    if (request.method() == HttpMethod.GET && path.equals("/sim/v1/info")) {
+      return ok(Map.of(
+          "simulator", true,
+          "description", "gShare simulated GPU cluster: a Kubernetes API stand-in, not real hardware",
+          "kubernetesVersion", gitVersion,
+          "droppedNodes", cluster.droppedNodes()));
+    }
+    if (request.method() != HttpMethod.POST) {
+      return status(405, "MethodNotAllowed", "the simulator's control API takes POST");
+    }
+    if (path.equals("/sim/v1/nodes")) {
+      SimSeed.NodeSpec spec = json.unmarshal(request.getUtf8Body(), SimSeed.NodeSpec.class);
+      boolean created = cluster.addNode(spec);
+      return created ? status(201, "Created", "node " + spec.name() + " added")
+          : status(409, "AlreadyExists", "node " + spec.name() + " already exists");
+    }
+    Matcher node = NODE_ACTION.matcher(path);
+    if (node.matches()) {
+      if ("drop".equals(node.group(2))) {
+        cluster.dropNode(node.group(1));
+      } else {
+        cluster.restoreNode(node.group(1));
+      }
+      return status(200, "OK", "node " + node.group(1) + " " + node.group(2) + "ped");
+    }
+    Matcher pod = POD_FAIL.matcher(path);
+    if (pod.matches()) {
+      cluster.failPod(pod.group(1), pod.group(2), "SimulatedFailure");
+      return status(200, "OK", "pod " + pod.group(1) + "/" + pod.group(2) + " will fail");
+    }
+    return status(404, "NotFound", "no such simulator control endpoint: " + path);
+  }
+
+  private Map<String, Object> version() {
+    // "v1.36.0+gshare-sim": semver build metadata keeps the version parseable and says what it is.
+    String plain = gitVersion.startsWith("v") ? gitVersion.substring(1) : gitVersion;
+    String[] parts = plain.split("[.+-]");
+    return Map.of(
+        "major", parts[0],
+        "minor", parts.length > 1 ? parts[1] : "0",
+        "gitVersion", gitVersion + "+gshare-sim",
+        "gitCommit", "simulator",
+        "gitTreeState", "clean",
+        "buildDate", "2026-01-01T00:00:00Z",
+        "goVersion", "n/a (gShare simulator)",
+        "compiler", "gc",
+        "platform", "linux/amd64");
+  }
+
+  private MockResponse ok(Object body) {
+    return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(json.asJson(body));
+  }
+
+  private MockResponse status(int code, String reason, String message) {
+    String body = json.asJson(Map.of(
+        "kind", "Status", "apiVersion", "v1", "status", code < 400 ? "Success" : "Failure",
+        "reason", reason, "message", message, "code", code));
+    return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json").setBody(body);
+  }
+}

@@ -1,0 +1,273 @@
+package io.gshare.sim;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A simulated GPU cluster: a Kubernetes API stand-in on a local port (the fabric8 mock server in CRUD
+ * mode, plus discovery and a control API), seeded with HAMi-style GPU nodes and the add-ons gShare
+ * checks for, and a kubelet simulator that runs the pods bound to its nodes. Everything it creates is
+ * labelled {@value SimLabels#SIMULATED}.
+ *
+ * <p>Known gaps of the stand-in, which production code must not be bent around: no server-side apply
+ * or strategic merge patch, JSON merge patch appends to arrays, no set-based label selectors, field
+ * selectors only on name and namespace, no eviction, no HTTP streaming watch (websocket watch works),
+ * no admission, no RBAC enforcement, deletion is immediate.
+ */
+public final class SimulatedCluster implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(SimulatedCluster.class);
+
+  /** The token the simulator's kubeconfig and service-account file carry; the stand-in accepts any. */
+  public static final String TOKEN = "gshare-simulator-token";
+
+  /**
+   * @param port 0 picks a free port
+   * @param tick how often the kubelet simulator looks at pods and nodes
+   * @param podStartDelay how long a bound pod stays Pending before it runs (an image pull, say)
+   */
+  public record Options(String host, int port, Duration tick, Duration podStartDelay) {
+
+    public static Options defaults() {
+      return new Options("127.0.0.1", 0, Duration.ofMillis(250), Duration.ofMillis(500));
+    }
+
+    public Options withPort(int newPort) {
+      return new Options(host, newPort, tick, podStartDelay);
+    }
+  }
+
+  private final SimSeed seed;
+  private final KubernetesMockServer server;
+  private final ObjectStore store;
+  private final KubeletSimulator kubelet;
+  private final ScheduledExecutorService loop;
+  private final AtomicInteger nodeOrdinal = new AtomicInteger();
+  private final Clock clock = Clock.systemUTC();
+
+  private SimulatedCluster(SimSeed seed, Options options) {
+    this.seed = seed;
+    KubernetesSerialization serialization = new KubernetesSerialization();
+    Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+    KubernetesMixedDispatcher crud = new KubernetesMixedDispatcher(responses);
+    this.store = new ObjectStore(crud, serialization);
+    this.kubelet = new KubeletSimulator(store, clock, options.podStartDelay());
+    SimDispatcher front =
+        new SimDispatcher(crud, serialization, seed.kubernetesVersion(), this::serverAddress, this);
+    this.server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, front, false);
+    this.loop =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "gshare-sim-kubelet");
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      server.init(InetAddress.getByName(options.host()), options.port());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    seedObjects();
+    loop.scheduleWithFixedDelay(this::tickQuietly, 0, options.tick().toMillis(), TimeUnit.MILLISECONDS);
+    // The mock server records every request for test assertions; drain it so a long dev run stays small.
+    loop.scheduleWithFixedDelay(this::forgetRecordedRequests, 5, 5, TimeUnit.SECONDS);
+    log.info("gShare simulated GPU cluster (not real hardware) serving the Kubernetes API at {}", url());
+  }
+
+  public static SimulatedCluster start(SimSeed seed, Options options) {
+    return new SimulatedCluster(seed, options);
+  }
+
+  /** The seed the dev runtime uses: H100 exclusive node, A100 fractional node, CPU node. */
+  public static SimSeed defaultSeed() {
+    try (InputStream in = SimulatedCluster.class.getResourceAsStream("/sim/default-cluster.yaml")) {
+      return readSeed(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static SimSeed readSeed(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return readSeed(in);
+    }
+  }
+
+  public static SimSeed readSeed(InputStream yaml) {
+    return new KubernetesSerialization().unmarshal(yaml, SimSeed.class);
+  }
+
+  public String url() {
+    return "http://" + serverAddress();
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  public SimSeed seed() {
+    return seed;
+  }
+
+  private String serverAddress() {
+    return "127.0.0.1:" + server.getPort();
+  }
+
+  /** A client for tests and tools; production code builds its own from configuration. */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder()
+        .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder()
+            .withMasterUrl(url())
+            .withOauthToken(TOKEN)
+            .withNamespace("default")
+            .build())
+        .build();
+  }
+
+  /** Writes a kubeconfig for kubectl and for gShare's cluster registration; owner-only permissions. */
+  public Path writeKubeconfig(Path file) throws IOException {
+    String yaml =
+        """
+        # gShare SIMULATED GPU cluster (a Kubernetes API stand-in, not real hardware)
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: gshare-sim
+          cluster:
+            server: %s
+        contexts:
+        - name: gshare-sim
+          context:
+            cluster: gshare-sim
+            user: gshare-sim-admin
+            namespace: default
+        current-context: gshare-sim
+        users:
+        - name: gshare-sim-admin
+          user:
+            token: %s
+        """
+            .formatted(url(), TOKEN);
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Files.writeString(file, yaml);
+    try {
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    } catch (UnsupportedOperationException ignored) {
+      // not a POSIX file system; nothing to tighten
+    }
+    return file;
+  }
+
+  /** Adds a node as the bootstrap's join + label steps would; false when it already exists. */
+  public boolean addNode(SimSeed.NodeSpec spec) {
+    Node node = SimObjects.node(spec, nodeOrdinal.getAndIncrement(), seed.kubernetesVersion(), clock.instant());
+    boolean created = store.create("/api/v1/nodes", node);
+    if (created) {
+      log.info("simulated node {} joined ({} GPUs)", spec.name(), spec.hasGpus() ? spec.gpus().count() : 0);
+    }
+    return created;
+  }
+
+  /** The node's kubelet stops posting status: the node turns Ready=Unknown and its pods not ready. */
+  public void dropNode(String name) {
+    kubelet.dropNode(name);
+    tickQuietly();
+  }
+
+  public void restoreNode(String name) {
+    kubelet.restoreNode(name);
+    tickQuietly();
+  }
+
+  List<String> droppedNodes() {
+    List<String> dropped = new ArrayList<>();
+    store.list("/api/v1/nodes", io.fabric8.kubernetes.api.model.NodeList.class).getItems().forEach(n -> {
+      if (kubelet.isDropped(n.getMetadata().getName())) {
+        dropped.add(n.getMetadata().getName());
+      }
+    });
+    return dropped;
+  }
+
+  /** The pod's containers exit with an error on the next tick. */
+  public void failPod(String namespace, String name, String reason) {
+    kubelet.failPod(namespace, name, reason);
+  }
+
+  /** Creates an object as a client would; for tests that need extra state. */
+  public void create(HasMetadata object) {
+    store.create(collectionPath(object), object);
+  }
+
+  private void seedObjects() {
+    for (HasMetadata object : SimObjects.addons(seed.addons())) {
+      store.create(collectionPath(object), object);
+    }
+    seed.nodes().forEach(this::addNode);
+  }
+
+  private static String collectionPath(HasMetadata object) {
+    String apiVersion = object.getApiVersion();
+    String base = apiVersion.contains("/") ? "/apis/" + apiVersion : "/api/" + apiVersion;
+    String plural = io.fabric8.kubernetes.api.model.HasMetadata.getPlural(object.getClass());
+    if (object instanceof Namespaced) {
+      return base + "/namespaces/" + object.getMetadata().getNamespace() + "/" + plural;
+    }
+    return base + "/" + plural;
+  }
+
+  private void tickQuietly() {
+    try {
+      kubelet.tick();
+    } catch (RuntimeException e) {
+      log.warn("kubelet simulator tick failed: {}", e.toString());
+    }
+  }
+
+  private void forgetRecordedRequests() {
+    try {
+      while (server.takeRequest(0, TimeUnit.MILLISECONDS) != null) {
+        // dropped on purpose
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    loop.shutdownNow();
+    server.destroy();
+    log.info("simulated GPU cluster at port {} stopped", server.getPort());
+  }
+}
