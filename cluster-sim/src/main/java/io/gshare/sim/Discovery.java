@@ -105,6 +105,27 @@ final class Discovery {
     return new APIGroupListBuilder().withGroups(groups).build();
   }
 
+  private static final java.util.regex.Pattern COLLECTION = java.util.regex.Pattern.compile(
+      "/(?:api/(v1)|apis/([^/]+/[^/]+))(?:/namespaces/[^/]+)?/([a-z0-9]+)/?");
+
+  /**
+   * The typed list kind and group/version for a collection path ({@code NodeList}, {@code v1}), or
+   * null when {@code path} is not a collection this server describes.
+   */
+  String[] listKindOf(String path) {
+    java.util.regex.Matcher m = COLLECTION.matcher(path);
+    if (!m.matches()) {
+      return null;
+    }
+    String groupVersion = m.group(1) != null ? m.group(1) : m.group(2);
+    List<APIResource> list = resources.get(groupVersion);
+    if (list == null) {
+      return null;
+    }
+    return list.stream().filter(r -> r.getName().equals(m.group(3))).findFirst()
+        .map(r -> new String[] {r.getKind() + "List", groupVersion}).orElse(null);
+  }
+
   /** The resource list of {@code group/version} ("v1" for core), or null when not served. */
   Object resourceList(String groupVersion) {
     List<APIResource> list = resources.get(groupVersion);

@@ -79,7 +79,7 @@ final class SimDispatcher extends Dispatcher {
         return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
             .setBody(tables.render(bare, body, java.time.Instant.now()));
       }
-      return answer;
+      return get && answer.code() == 200 ? typedList(bare, answer) : answer;
     } catch (IllegalArgumentException e) {
       return status(400, "BadRequest", e.getMessage());
     }
@@ -117,6 +117,21 @@ final class SimDispatcher extends Dispatcher {
       return status(200, "OK", "pod " + pod.group(1) + "/" + pod.group(2) + " will fail");
     }
     return status(404, "NotFound", "no such simulator control endpoint: " + path);
+  }
+
+  /** The mock answers every list as kind "List"; a real apiserver names the type ("NodeList"). */
+  private MockResponse typedList(String path, MockResponse answer) {
+    String[] kind = discovery.listKindOf(path);
+    if (kind == null) {
+      return answer;
+    }
+    String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String generic = "{\"apiVersion\":\"v1\",\"kind\":\"List\"";
+    if (!body.startsWith(generic)) {
+      return answer;
+    }
+    String typed = "{\"apiVersion\":\"" + kind[1] + "\",\"kind\":\"" + kind[0] + "\"" + body.substring(generic.length());
+    return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(typed);
   }
 
   private Map<String, Object> version() {

@@ -154,6 +154,8 @@ class SimulatedClusterTest {
     assertThat(table.body()).contains("\"kind\":\"Table\"").contains("\"Ready\"").contains("\"sim-a100-0\"")
         .contains("\"fractional\"");
     assertThat(get("/api/v1/nodes").body()).contains("\"kind\":\"NodeList\"");
+    assertThat(get("/apis/apps/v1/namespaces/kube-system/daemonsets").body())
+        .startsWith("{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSetList\"");
   }
 
   @Test
