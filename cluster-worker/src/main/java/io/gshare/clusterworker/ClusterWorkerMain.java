@@ -1,0 +1,89 @@
+package io.gshare.clusterworker;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gshare.activities.cluster.ClusterActivitiesImpl;
+import io.gshare.activities.system.WorkerPingActivitiesImpl;
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.system.WorkerIdentity;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Entry point of the cluster-worker: one process per cluster, polling only its cluster's queue. */
+public final class ClusterWorkerMain {
+
+  private static final Logger log = LoggerFactory.getLogger(ClusterWorkerMain.class);
+
+  private ClusterWorkerMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(ClusterWorkerConfig.USAGE);
+      return;
+    }
+    ClusterWorkerConfig config;
+    try {
+      config = ClusterWorkerConfig.fromEnvironment(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("gshare-cluster-worker: " + e.getMessage());
+      System.err.println(ClusterWorkerConfig.USAGE);
+      System.exit(2);
+      return;
+    }
+    Running running = start(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      running.close();
+      stopped.countDown();
+    }, "gshare-cluster-worker-shutdown"));
+    stopped.await();
+  }
+
+  /** A started worker and what it holds open. */
+  public record Running(WorkerFactory factory, WorkflowServiceStubs service, KubernetesClient kubernetes)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      factory.shutdown();
+      factory.awaitTermination(10, TimeUnit.SECONDS);
+      service.shutdown();
+      kubernetes.close();
+      log.info("cluster-worker stopped");
+    }
+  }
+
+  public static Running start(ClusterWorkerConfig config) {
+    KubernetesClient kubernetes = new KubernetesClientBuilder().build();
+    WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(
+        WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress()).build());
+    WorkflowClient client = WorkflowClient.newInstance(
+        service, WorkflowClientOptions.newBuilder().setNamespace(config.temporalNamespace()).build());
+    String identity = ManagementFactory.getRuntimeMXBean().getName() + "/" + config.clusterId();
+    WorkerFactory factory = WorkerFactory.newInstance(client);
+    String queue = TaskQueues.cluster(config.clusterId());
+    Worker worker = factory.newWorker(queue, WorkerOptions.newBuilder().setIdentity(identity).build());
+    worker.registerActivitiesImplementations(
+        new ClusterActivitiesImpl(kubernetes),
+        new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", version())));
+    factory.start();
+    log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",
+        identity, queue, config.temporalAddress(), config.temporalNamespace(),
+        kubernetes.getConfiguration().getMasterUrl());
+    return new Running(factory, service, kubernetes);
+  }
+
+  static String version() {
+    String v = ClusterWorkerMain.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+}
