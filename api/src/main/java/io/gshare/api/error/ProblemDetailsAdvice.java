@@ -1,0 +1,153 @@
+package io.gshare.api.error;
+
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowServiceException;
+import jakarta.validation.ConstraintViolationException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * The one place errors become RFC 9457 {@code application/problem+json}. Spring MVC's own
+ * exceptions (unknown route, bad method, unreadable body) get the same shape through the base class.
+ * 5xx are logged with their stack trace and answered without internals.
+ */
+@RestControllerAdvice
+class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
+
+  private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
+
+  @ExceptionHandler(GshareException.class)
+  ResponseEntity<Object> gshare(GshareException e) {
+    if (e.code().status() >= 500) {
+      log.error("{}: {}", e.code().code(), e.getMessage(), e);
+    } else {
+      log.debug("{}: {}", e.code().code(), e.getMessage());
+    }
+    return problem(e.code(), e.getMessage(), e.properties());
+  }
+
+  @ExceptionHandler(ConstraintViolationException.class)
+  ResponseEntity<Object> constraintViolation(ConstraintViolationException e) {
+    List<Map<String, String>> errors = e.getConstraintViolations().stream()
+        .map(v -> Map.of("field", String.valueOf(v.getPropertyPath()), "message", v.getMessage()))
+        .toList();
+    return problem(ProblemCode.VALIDATION_FAILED, "the request has invalid values", Map.of("errors", errors));
+  }
+
+  @ExceptionHandler(WorkflowExecutionAlreadyStarted.class)
+  ResponseEntity<Object> alreadyStarted(WorkflowExecutionAlreadyStarted e) {
+    return problem(ProblemCode.OPERATION_IN_PROGRESS,
+        "operation " + e.getExecution().getWorkflowId() + " is already running",
+        Map.of("operation_id", e.getExecution().getWorkflowId()));
+  }
+
+  @ExceptionHandler(WorkflowServiceException.class)
+  ResponseEntity<Object> workflowService(WorkflowServiceException e) {
+    if (e.getCause() instanceof StatusRuntimeException grpc && isUnavailable(grpc.getStatus())) {
+      log.warn("Temporal unavailable: {}", grpc.getStatus());
+      return problem(ProblemCode.TEMPORAL_UNAVAILABLE,
+          "the workflow engine (Temporal) did not answer; retry shortly", Map.of());
+    }
+    log.error("workflow service call failed", e);
+    return problem(ProblemCode.INTERNAL, "an internal error occurred", Map.of());
+  }
+
+  @ExceptionHandler(StatusRuntimeException.class)
+  ResponseEntity<Object> grpc(StatusRuntimeException e) {
+    if (isUnavailable(e.getStatus())) {
+      log.warn("Temporal unavailable: {}", e.getStatus());
+      return problem(ProblemCode.TEMPORAL_UNAVAILABLE,
+          "the workflow engine (Temporal) did not answer; retry shortly", Map.of());
+    }
+    log.error("gRPC call failed", e);
+    return problem(ProblemCode.INTERNAL, "an internal error occurred", Map.of());
+  }
+
+  @ExceptionHandler(Exception.class)
+  ResponseEntity<Object> unexpected(Exception e) {
+    log.error("unhandled error", e);
+    return problem(ProblemCode.INTERNAL, "an internal error occurred", Map.of());
+  }
+
+  @Override
+  protected ResponseEntity<Object> handleMethodArgumentNotValid(
+      MethodArgumentNotValidException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+    List<Map<String, String>> errors = e.getBindingResult().getFieldErrors().stream()
+        .map(f -> Map.of("field", f.getField(), "message", String.valueOf(f.getDefaultMessage())))
+        .toList();
+    return problem(ProblemCode.VALIDATION_FAILED, "the request body has invalid fields", Map.of("errors", errors));
+  }
+
+  @Override
+  protected ResponseEntity<Object> handleHttpMessageNotReadable(
+      HttpMessageNotReadableException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+    Throwable cause = e.getMostSpecificCause();
+    String detail;
+    if (cause instanceof UnrecognizedPropertyException unknown) {
+      detail = "unknown field '" + unknown.getPropertyName() + "'";
+    } else if (cause instanceof InvalidFormatException invalid) {
+      detail = "field '" + invalid.getPathReference() + "' has an invalid value";
+    } else {
+      detail = "the request body is not valid JSON for this endpoint";
+    }
+    return problem(ProblemCode.BAD_REQUEST, detail, Map.of());
+  }
+
+  /** Spring MVC's own errors (404 route, 405, 415, ...) keep their status and gain our shape. */
+  @Override
+  protected ResponseEntity<Object> handleExceptionInternal(
+      Exception e, Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+    ProblemCode code = switch (status.value()) {
+      case 400 -> ProblemCode.BAD_REQUEST;
+      case 404 -> ProblemCode.NOT_FOUND;
+      case 405 -> ProblemCode.METHOD_NOT_ALLOWED;
+      case 406 -> ProblemCode.NOT_ACCEPTABLE;
+      case 413 -> ProblemCode.PAYLOAD_TOO_LARGE;
+      case 415 -> ProblemCode.UNSUPPORTED_MEDIA_TYPE;
+      default -> status.is5xxServerError() ? ProblemCode.INTERNAL : ProblemCode.BAD_REQUEST;
+    };
+    String detail = e instanceof ErrorResponse er && er.getBody().getDetail() != null
+        ? er.getBody().getDetail() : code.title();
+    if (status.is5xxServerError()) {
+      log.error("request failed", e);
+      detail = "an internal error occurred";
+    }
+    ResponseEntity<Object> problem = problem(code, detail, Map.of());
+    return ResponseEntity.status(status).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+        .body(problem.getBody());
+  }
+
+  static ResponseEntity<Object> problem(ProblemCode code, String detail, Map<String, Object> properties) {
+    ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(code.status()), detail);
+    body.setType(code.type());
+    body.setTitle(code.title());
+    Map<String, Object> extra = new LinkedHashMap<>();
+    extra.put("code", code.code());
+    extra.putAll(properties);
+    body.setProperties(extra);
+    return ResponseEntity.status(code.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(body);
+  }
+
+  private static boolean isUnavailable(Status status) {
+    return status.getCode() == Status.Code.UNAVAILABLE || status.getCode() == Status.Code.DEADLINE_EXCEEDED;
+  }
+}

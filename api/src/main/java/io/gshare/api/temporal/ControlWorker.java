@@ -1,0 +1,75 @@
+package io.gshare.api.temporal;
+
+import io.gshare.activities.system.WorkerPingActivitiesImpl;
+import io.gshare.workflows.common.ControlWorkflows;
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.system.WorkerIdentity;
+import io.temporal.client.WorkflowClient;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.info.BuildProperties;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.stereotype.Component;
+
+/**
+ * The control worker: every workflow and the control activities, on {@link TaskQueues#CONTROL}. It
+ * starts after the rest of the context (so activities find their beans) and stops before it.
+ */
+@Component
+@ConditionalOnProperty(prefix = "gshare.worker", name = "enabled", havingValue = "true", matchIfMissing = true)
+public class ControlWorker implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(ControlWorker.class);
+
+  private final WorkflowClient client;
+  private final TemporalProperties properties;
+  private final String version;
+  private WorkerFactory factory;
+  private volatile boolean running;
+
+  ControlWorker(WorkflowClient client, TemporalProperties properties, ObjectProvider<BuildProperties> build) {
+    this.client = client;
+    this.properties = properties;
+    BuildProperties info = build.getIfAvailable();
+    this.version = info == null ? "dev" : info.getVersion();
+  }
+
+  @Override
+  public void start() {
+    factory = WorkerFactory.newInstance(client,
+        WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(properties.workflowCacheSize()).build());
+    String identity = ManagementFactory.getRuntimeMXBean().getName() + "/control";
+    Worker worker = factory.newWorker(TaskQueues.CONTROL, WorkerOptions.newBuilder()
+        .setIdentity(identity)
+        .setStickyQueueScheduleToStartTimeout(properties.stickyScheduleToStart())
+        .build());
+    ControlWorkflows.IMPLEMENTATIONS.forEach(worker::registerWorkflowImplementationTypes);
+    worker.registerActivitiesImplementations(new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "control", version)));
+    factory.start();
+    running = true;
+    log.info("control worker {} polls {} on Temporal {} (namespace {})",
+        identity, TaskQueues.CONTROL, properties.address(), properties.namespace());
+  }
+
+  @Override
+  public void stop() {
+    if (factory != null) {
+      factory.shutdown();
+      factory.awaitTermination(10, TimeUnit.SECONDS);
+    }
+    running = false;
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+}
