@@ -48,5 +48,9 @@ class OpenApiDocumentIT extends ApiIntegrationTest {
 
     assertThat(handled).contains("GET /healthz", "GET /api/v1/system", "POST /api/v1/clusters/{id}/connection-test");
     assertThat(documented).isEqualTo(handled);
+    assertThat(doc.at("/info/title").asText()).isEqualTo("gShare API");
+    doc.get("paths").forEach(path -> path.forEach(operation -> assertThat(
+        operation.at("/responses/default/content/application~1problem+json/schema/$ref").asText())
+        .isEqualTo("#/components/schemas/Problem")));
   }
 }

@@ -75,6 +75,14 @@ public final class SimulatedCluster implements AutoCloseable {
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
   private final Clock clock = Clock.systemUTC();
 
+  /** MockWebServer logs every request at INFO through java.util.logging; held so the level sticks. */
+  private static final java.util.logging.Logger MOCK_SERVER_LOG =
+      java.util.logging.Logger.getLogger(MockWebServer.class.getName());
+
+  static {
+    MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
   private SimulatedCluster(SimSeed seed, Options options) {
     this.seed = seed;
     KubernetesSerialization serialization = new KubernetesSerialization();

@@ -20,6 +20,7 @@ public record ClusterProbeResult(
   public static final String ERROR = "error";
 
   public ClusterProbeResult {
-    checks = checks == null ? Map.of() : Map.copyOf(checks);
+    // Keeps the checks' order (RuntimeChecks lists them deliberately) while staying immutable.
+    checks = checks == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(checks));
   }
 }

@@ -1,0 +1,30 @@
+# gShare: the two commands a newcomer needs are `make dev` and `make test` (see README.md).
+SHELL := /bin/bash
+MVN ?= mvn -B -ntp
+DEV_ARGS ?=
+
+.PHONY: help build dev test test-java test-shell tools clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build every module's jars, skipping tests
+	$(MVN) -q -DskipTests package
+
+dev: build ## build, then start gShare with everything embedded (Ctrl-C stops it); DEV_ARGS="--help" lists options
+	java -jar dev-runtime/target/gshare-dev.jar $(DEV_ARGS)
+
+tools: ## install kubectl and helm into .tools/bin (tests use them)
+	hack/tools.sh
+
+test: tools test-java test-shell ## run every test: unit, integration (real PostgreSQL, embedded Temporal, simulator), shell
+
+test-java: ## Maven unit (*Test) and integration (*IT) tests
+	$(MVN) verify
+
+test-shell: ## shellcheck and bats over hack/
+	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi
+
+clean: ## remove build output and downloaded tools
+	$(MVN) -q clean
+	rm -rf .tools

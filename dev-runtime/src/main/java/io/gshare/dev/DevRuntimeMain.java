@@ -1,0 +1,79 @@
+package io.gshare.dev;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** {@code make dev}: starts the dev runtime, says where everything listens, stops on Ctrl-C. */
+public final class DevRuntimeMain {
+
+  private DevRuntimeMain() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(DevRuntimeOptions.USAGE);
+      return;
+    }
+    DevRuntimeOptions options;
+    try {
+      options = DevRuntimeOptions.parse(args, System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("gshare-dev: " + e.getMessage());
+      System.err.println(DevRuntimeOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+
+    DevRuntime runtime = DevRuntime.start(options);
+    AtomicBoolean stopping = new AtomicBoolean();
+    Thread shutdown = new Thread(() -> {
+      stopping.set(true);
+      System.out.println("gshare-dev: stopping...");
+      runtime.close();
+    }, "gshare-dev-shutdown");
+    Runtime.getRuntime().addShutdownHook(shutdown);
+
+    JsonNode test = runtime.awaitClusterConnected(Duration.ofSeconds(120));
+    System.out.println(banner(runtime, test));
+
+    // A child that dies takes the runtime down: a half-running dev runtime only confuses.
+    while (!stopping.get()) {
+      ChildProcess dead = runtime.deadChild();
+      if (dead != null && !stopping.get()) {
+        System.err.println("gshare-dev: the " + dead.name() + " process exited (code " + dead.process().exitValue()
+            + "); stopping everything");
+        System.exit(1);
+      }
+      Thread.sleep(1000);
+    }
+  }
+
+  static String banner(DevRuntime runtime, JsonNode test) {
+    String api = runtime.apiUrl();
+    return """
+
+        ============================================================================
+         gShare dev runtime is up (SIMULATED GPU cluster: no real hardware)
+        ----------------------------------------------------------------------------
+         api            %s   (health %s/healthz)
+         Temporal       %s
+         PostgreSQL     %s
+         Kubernetes     %s   (simulator; kubeconfig below)
+         kubeconfig     %s
+         data           %s
+         cluster        %s: %s, %d GPUs, checks %s
+        ----------------------------------------------------------------------------
+         Try:
+           curl -s %s/healthz
+           curl -s %s/api/v1/system
+           curl -s -XPOST %s/api/v1/clusters/%s/connection-test -H 'Content-Type: application/json' -d '{}'
+           kubectl --kubeconfig %s get nodes
+         Ctrl-C stops everything.
+        ============================================================================
+        """.formatted(
+            api, api, runtime.temporalAddress(), runtime.dbUrl(), runtime.cluster().url(), runtime.kubeconfig(),
+            runtime.dataDir(), DevRuntime.SIM_CLUSTER_ID, test.path("status").asText(),
+            test.path("gpu_count").asInt(), test.path("checks"),
+            api, api, api, DevRuntime.SIM_CLUSTER_ID, runtime.kubeconfig());
+  }
+}

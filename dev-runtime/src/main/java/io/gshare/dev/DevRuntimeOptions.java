@@ -1,0 +1,117 @@
+package io.gshare.dev;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How to run the dev runtime. Flags win over environment variables, which win over defaults.
+ *
+ * @param dataDir where Postgres keeps its data and the runtime writes kubeconfig and tokens; null
+ *     means a fresh temporary directory, removed on exit
+ * @param dbUrl an external PostgreSQL instead of the embedded one
+ * @param temporalAddress an external Temporal instead of the embedded dev server
+ * @param logDir where child processes write their output; null means this terminal
+ */
+public record DevRuntimeOptions(
+    Path dataDir,
+    String dbUrl,
+    String dbUser,
+    String dbPassword,
+    String temporalAddress,
+    int httpPort,
+    int temporalPort,
+    int postgresPort,
+    int simulatorPort,
+    Path apiJar,
+    Path workerJar,
+    Path seed,
+    Path logDir) {
+
+  public static final String USAGE = """
+      usage: gshare-dev [options]      (make dev runs it after building)
+        --data-dir DIR          keep Postgres data, kubeconfig and tokens in DIR across restarts
+                                (env GSHARE_DATA_DIR; default: a temporary directory removed on exit)
+        --db-url JDBC_URL       use this PostgreSQL instead of the embedded one
+                                (env GSHARE_DB_URL, with GSHARE_DB_USER and GSHARE_DB_PASSWORD)
+        --temporal-address H:P  use this Temporal instead of the embedded dev server (env GSHARE_TEMPORAL_ADDRESS)
+        --http-port N           the api (default 8080, env GSHARE_HTTP_PORT)
+        --temporal-port N       the embedded Temporal gRPC port (default 7233)
+        --postgres-port N       the embedded PostgreSQL port (default 55432; 0 picks a free one)
+        --simulator-port N      the simulated cluster's Kubernetes API (default 16443)
+        --seed FILE             the simulated cluster's seed YAML (default: 8x H100, 4x A100, 1 CPU node)
+        --api-jar FILE          default api/target/gshare-api.jar
+        --worker-jar FILE       default cluster-worker/target/gshare-cluster-worker.jar
+        --log-dir DIR           write the api and cluster-worker output to DIR instead of this terminal""";
+
+  public static DevRuntimeOptions parse(String[] args, Map<String, String> env) {
+    Map<String, String> flags = new java.util.HashMap<>();
+    List<String> problems = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (!arg.startsWith("--")) {
+        problems.add("unexpected argument '" + arg + "'");
+        continue;
+      }
+      String name = arg.substring(2);
+      String value;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.substring(eq + 1);
+        name = name.substring(0, eq);
+      } else if (i + 1 < args.length) {
+        value = args[++i];
+      } else {
+        problems.add("--" + name + " needs a value");
+        continue;
+      }
+      flags.put(name, value);
+    }
+    List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "temporal-port",
+        "postgres-port", "simulator-port", "seed", "api-jar", "worker-jar", "log-dir");
+    flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
+
+    String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
+    String dbUrl = flags.getOrDefault("db-url", env.get("GSHARE_DB_URL"));
+    String temporal = flags.getOrDefault("temporal-address", env.get("GSHARE_TEMPORAL_ADDRESS"));
+    if (temporal != null && !temporal.matches("[^\\s:/]+:\\d{1,5}")) {
+      problems.add("--temporal-address '" + temporal + "' is not host:port");
+    }
+    if (dbUrl != null && !dbUrl.startsWith("jdbc:postgresql:")) {
+      problems.add("--db-url '" + dbUrl + "' is not a jdbc:postgresql: URL");
+    }
+    int http = port(flags.getOrDefault("http-port", env.getOrDefault("GSHARE_HTTP_PORT", "8080")), "http-port", problems);
+    int temporalPort = port(flags.getOrDefault("temporal-port", "7233"), "temporal-port", problems);
+    int postgres = port(flags.getOrDefault("postgres-port", "55432"), "postgres-port", problems);
+    int simulator = port(flags.getOrDefault("simulator-port", "16443"), "simulator-port", problems);
+    Path apiJar = Path.of(flags.getOrDefault("api-jar", "api/target/gshare-api.jar"));
+    Path workerJar = Path.of(flags.getOrDefault("worker-jar", "cluster-worker/target/gshare-cluster-worker.jar"));
+    Path seed = flags.containsKey("seed") ? Path.of(flags.get("seed")) : null;
+    for (Path required : new Path[] {apiJar, workerJar, seed}) {
+      if (required != null && !required.toFile().isFile()) {
+        problems.add(required + " does not exist" + (required.toString().endsWith(".jar") ? " (run make build)" : ""));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", problems));
+    }
+    return new DevRuntimeOptions(
+        dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
+        env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, temporalPort, postgres, simulator,
+        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null);
+  }
+
+  private static int port(String value, String name, List<String> problems) {
+    try {
+      int port = Integer.parseInt(value);
+      if (port < 0 || port > 65535) {
+        problems.add("--" + name + " " + value + " is not a port");
+      }
+      return port;
+    } catch (NumberFormatException e) {
+      problems.add("--" + name + " '" + value + "' is not a number");
+      return -1;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package io.gshare.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's first command, end to end: real PostgreSQL, the embedded Temporal server, the
+ * simulated cluster, and the api and cluster-worker as the processes their jars start. Checks the
+ * round trip through the real cluster-worker, kubectl against the simulator, a restart that keeps
+ * the data, and that stopping leaves nothing running.
+ */
+class DevRuntimeIT {
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final ObjectMapper json = new ObjectMapper();
+
+  @Test
+  void startsEverythingProvesTheRoundTripAndKeepsDataAcrossARestart(@TempDir Path dataDir) throws Exception {
+    DevRuntimeOptions options = options(dataDir);
+    String createdAt;
+    long apiPid;
+    long workerPid;
+    try (DevRuntime runtime = DevRuntime.start(options)) {
+      assertThat(get(runtime, "/healthz").statusCode()).isEqualTo(200);
+
+      JsonNode test = runtime.awaitClusterConnected(Duration.ofSeconds(120));
+      assertThat(test.path("status").asText()).isEqualTo("connected");
+      assertThat(test.path("simulated").asBoolean()).isTrue();
+      assertThat(test.path("gpu_count").asInt()).isEqualTo(12);
+      assertThat(test.path("checks").path("runtime_class_nvidia").asBoolean()).isTrue();
+      assertThat(test.path("checks").path("hami_device_plugin").asBoolean()).isTrue();
+
+      JsonNode system = json.readTree(get(runtime, "/api/v1/system").body());
+      assertThat(system.at("/database/schema_version").asText()).isEqualTo("1");
+      assertThat(system.at("/temporal/reachable").asBoolean()).isTrue();
+      JsonNode clusterQueue = system.at("/task_queues/1");
+      assertThat(clusterQueue.path("name").asText()).isEqualTo("gshare-cluster-clu_sim");
+      assertThat(clusterQueue.path("polled").asBoolean()).isTrue();
+      workerPid = runtime.workerPid();
+      // The poller is the cluster-worker process the runtime started, not something in this JVM.
+      assertThat(clusterQueue.at("/pollers/0/identity").asText()).startsWith(workerPid + "@");
+      assertThat(system.at("/task_queues/0/polled").asBoolean()).isTrue();
+
+      assertThat(kubectl(runtime.kubeconfig(), "get", "nodes"))
+          .contains("sim-h100-0", "sim-a100-0", "sim-cpu-0").contains("Ready");
+
+      createdAt = json.readTree(get(runtime, "/api/v1/clusters/clu_sim").body()).path("created_at").asText();
+      assertThat(createdAt).isNotBlank();
+      apiPid = runtime.apiPid();
+    }
+    assertThat(ProcessHandle.of(workerPid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
+    assertThat(ProcessHandle.of(apiPid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
+    assertThat(portIsFree(options.httpPort())).isTrue();
+
+    try (DevRuntime again = DevRuntime.start(options(dataDir))) {
+      JsonNode cluster = json.readTree(get(again, "/api/v1/clusters/clu_sim").body());
+      assertThat(cluster.path("created_at").asText()).isEqualTo(createdAt);
+    }
+  }
+
+  @Test
+  void badOptionsAreRefusedWithTheProblemNamed() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DevRuntimeOptions.parse(
+            new String[] {"--http-port", "eighty", "--bogus", "x", "--temporal-address", "nope"}, Map.of()))
+        .hasMessageContaining("--http-port 'eighty' is not a number")
+        .hasMessageContaining("unknown option --bogus")
+        .hasMessageContaining("--temporal-address 'nope' is not host:port");
+  }
+
+  private DevRuntimeOptions options(Path dataDir) {
+    return DevRuntimeOptions.parse(new String[] {
+        "--data-dir", dataDir.toString(),
+        "--http-port", String.valueOf(freePort()),
+        "--temporal-port", String.valueOf(freePort()),
+        "--postgres-port", String.valueOf(freePort()),
+        "--simulator-port", String.valueOf(freePort()),
+        "--api-jar", System.getProperty("gshare.dev.api-jar"),
+        "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
+        "--log-dir", Path.of("target", "dev-runtime-it-logs").toAbsolutePath().toString()}, Map.of());
+  }
+
+  private HttpResponse<String> get(DevRuntime runtime, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + path)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String kubectl(Path kubeconfig, String... args) throws Exception {
+    Path kubectl = Path.of(System.getProperty("gshare.dev.kubectl", ".tools/bin/kubectl"));
+    assertThat(kubectl).as("kubectl (make tools installs it into .tools/bin)").isExecutable();
+    List<String> command = new java.util.ArrayList<>(List.of(kubectl.toString(), "--kubeconfig", kubeconfig.toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(output).isZero();
+    return output;
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean portIsFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port)) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
