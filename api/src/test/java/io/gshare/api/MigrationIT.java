@@ -42,7 +42,7 @@ class MigrationIT {
 
   @Test
   void migratesToTheLatestVersionWithNothingPending() {
-    assertThat(flyway.info().current().getVersion().getVersion()).isEqualTo("1");
+    assertThat(flyway.info().current().getVersion().getVersion()).isEqualTo("2");
     assertThat(flyway.info().pending()).isEmpty();
   }
 

@@ -5,35 +5,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 
 /** The round trip api → Temporal → cluster-worker → simulated apiserver, and the system view. */
 class SystemApiIT extends ApiIntegrationTest {
 
-  @LocalServerPort int port;
   @Autowired ObjectMapper json;
-  private final HttpClient http = HttpClient.newHttpClient();
 
   @Test
-  void healthzIsLivenessOnly() throws Exception {
-    HttpResponse<String> response = get("/healthz");
+  void healthzIsLivenessOnlyAndNeedsNoToken() {
+    HttpResponse<String> response = get("/healthz", null);
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.body()).contains("\"status\":\"ok\"");
   }
 
   @Test
   void systemShowsSchemaTemporalAndThePollersOfEveryQueue() throws Exception {
-    HttpResponse<String> response = get("/api/v1/system");
+    HttpResponse<String> response = get("/api/v1/system", adminToken());
     assertThat(response.statusCode()).isEqualTo(200);
     JsonNode body = json.readTree(response.body());
 
-    assertThat(body.at("/database/schema_version").asText()).isEqualTo("1");
+    assertThat(body.at("/database/schema_version").asText()).isEqualTo("2");
     assertThat(body.at("/temporal/reachable").asBoolean()).isTrue();
     JsonNode queues = body.get("task_queues");
     assertThat(queues).hasSize(2);
@@ -49,7 +45,8 @@ class SystemApiIT extends ApiIntegrationTest {
 
   @Test
   void connectionTestReachesTheClusterThroughItsWorker() throws Exception {
-    HttpResponse<String> response = post("/api/v1/clusters/clu_sim/connection-test", "{}");
+    String admin = adminToken();
+    HttpResponse<String> response = post("/api/v1/clusters/clu_sim/connection-test", "{}", admin);
     assertThat(response.statusCode()).isEqualTo(200);
     JsonNode body = json.readTree(response.body());
 
@@ -60,31 +57,20 @@ class SystemApiIT extends ApiIntegrationTest {
     assertThat(body.get("gpu_count").asInt()).isEqualTo(12);
     assertThat(body.get("apiserver_version").asText()).startsWith("v1.36.0");
 
-    JsonNode cluster = json.readTree(get("/api/v1/clusters/clu_sim").body());
+    JsonNode cluster = json.readTree(get("/api/v1/clusters/clu_sim", admin).body());
     assertThat(cluster.get("status").asText()).isEqualTo("connected");
     assertThat(cluster.has("worker_last_seen_at")).isTrue();
     assertThat(cluster.has("kubeconfig_ciphertext")).isFalse();
   }
 
   @Test
-  void metricsIncludeTheTemporalSdk() throws Exception {
-    post("/api/v1/clusters/clu_sim/connection-test", "{}");
+  void metricsIncludeTheTemporalSdk() {
+    post("/api/v1/clusters/clu_sim/connection-test", "{}", adminToken());
     // The SDK reports through its metrics scope on an interval.
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
-      HttpResponse<String> response = get("/actuator/prometheus");
+    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      HttpResponse<String> response = get("/actuator/prometheus", null);
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body()).contains("temporal_request").contains("http_server_requests");
     });
-  }
-
-  HttpResponse<String> get(String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  HttpResponse<String> post(String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
   }
 }

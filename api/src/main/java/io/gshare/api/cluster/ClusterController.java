@@ -1,6 +1,8 @@
 package io.gshare.api.cluster;
 
 import io.gshare.api.error.GshareException;
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
 import io.gshare.workflows.cluster.ClusterDescription;
 import io.gshare.workflows.cluster.ClusterProbeResult;
 import io.gshare.workflows.cluster.GpuDeviceInfo;
@@ -23,23 +25,27 @@ class ClusterController {
 
   private final ClusterRepository clusters;
   private final ConnectionTestService connectionTests;
+  private final Access access;
 
-  ClusterController(ClusterRepository clusters, ConnectionTestService connectionTests) {
+  ClusterController(ClusterRepository clusters, ConnectionTestService connectionTests, Access access) {
     this.clusters = clusters;
     this.connectionTests = connectionTests;
+    this.access = access;
   }
 
   record ClusterList(List<Cluster> items) {}
 
   @GetMapping
   @Operation(summary = "List registered clusters")
-  ClusterList list() {
+  ClusterList list(Caller.User caller) {
+    access.requireAdmin(caller, "cluster", null);
     return new ClusterList(clusters.findAll());
   }
 
   @GetMapping("/{id}")
   @Operation(summary = "One cluster: status, session domain, worker last seen, node and GPU counts")
-  Cluster get(@PathVariable String id) {
+  Cluster get(Caller.User caller, @PathVariable String id) {
+    access.requireAdmin(caller, "cluster", id);
     return clusters.findById(id).orElseThrow(() -> GshareException.notFound("cluster", id));
   }
 
@@ -54,7 +60,9 @@ class ClusterController {
 
   @PostMapping("/{id}/connection-test")
   @Operation(summary = "Ask the cluster's worker to describe its cluster and check the runtime (RuntimeClass nvidia, HAMi, ingress)")
-  ConnectionTest connectionTest(@PathVariable String id, @RequestBody(required = false) Map<String, Object> ignored) {
+  ConnectionTest connectionTest(Caller.User caller, @PathVariable String id,
+      @RequestBody(required = false) Map<String, Object> ignored) {
+    access.requireAdmin(caller, "cluster", id);
     ClusterProbeResult result = connectionTests.test(id);
     ClusterDescription d = result.description();
     if (d == null) {

@@ -22,6 +22,12 @@ class OpenApiConfig {
 
   static final String PROBLEM = "Problem";
 
+  static {
+    // The caller comes from the bearer token, not from the request: keep it out of the parameters.
+    org.springdoc.core.utils.SpringDocUtils.getConfig()
+        .addRequestWrapperToIgnore(io.gshare.api.security.Caller.User.class, io.gshare.api.security.Caller.Operator.class);
+  }
+
   @Bean
   OpenAPI gshareOpenApi(ObjectProvider<BuildProperties> build) {
     BuildProperties info = build.getIfAvailable();
@@ -30,7 +36,12 @@ class OpenApiConfig {
         .description("Control plane of gShare, the self-hosted GPU-sharing platform. Errors are RFC 9457 "
             + "application/problem+json with a stable `code` (e.g. unserviceable, insufficient_capacity, node_busy).")
         .version(info == null ? "dev" : info.getVersion())
-        .license(new License().name("Proprietary")));
+        .license(new License().name("Proprietary")))
+        .components(new io.swagger.v3.oas.models.Components().addSecuritySchemes("bearer",
+            new io.swagger.v3.oas.models.security.SecurityScheme()
+                .type(io.swagger.v3.oas.models.security.SecurityScheme.Type.HTTP).scheme("bearer").bearerFormat("JWT")
+                .description("/api: a user API token; /internal: a cluster-worker's operator token")))
+        .addSecurityItem(new io.swagger.v3.oas.models.security.SecurityRequirement().addList("bearer"));
   }
 
   /** Every operation may answer a problem document; say so once, for all of them. */

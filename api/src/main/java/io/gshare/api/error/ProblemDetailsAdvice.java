@@ -31,7 +31,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * 5xx are logged with their stack trace and answered without internals.
  */
 @RestControllerAdvice
-class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
+public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
   private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
 
@@ -137,6 +137,12 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
   }
 
   static ResponseEntity<Object> problem(ProblemCode code, String detail, Map<String, Object> properties) {
+    return ResponseEntity.status(code.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+        .body(body(code, detail, properties));
+  }
+
+  /** The problem document for {@code code}; filters that answer before MVC use it too. */
+  public static ProblemDetail body(ProblemCode code, String detail, Map<String, Object> properties) {
     ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(code.status()), detail);
     body.setType(code.type());
     body.setTitle(code.title());
@@ -144,7 +150,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
     extra.put("code", code.code());
     extra.putAll(properties);
     body.setProperties(extra);
-    return ResponseEntity.status(code.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(body);
+    return body;
   }
 
   private static boolean isUnavailable(Status status) {

@@ -2,6 +2,10 @@ package io.gshare.api.system;
 
 import io.gshare.api.cluster.Cluster;
 import io.gshare.api.cluster.ClusterRepository;
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import io.gshare.api.security.TokenKind;
+import io.gshare.api.security.Tokens;
 import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.workflows.common.TaskQueues;
 import io.swagger.v3.oas.annotations.Operation;
@@ -33,9 +37,13 @@ class SystemController {
   private final ClusterRepository clusters;
   private final TaskQueuePollers pollers;
   private final String version;
+  private final Access access;
+  private final Tokens tokens;
 
   SystemController(Flyway flyway, WorkflowServiceStubs stubs, TemporalProperties temporal, ClusterRepository clusters,
-      TaskQueuePollers pollers, ObjectProvider<BuildProperties> build) {
+      TaskQueuePollers pollers, ObjectProvider<BuildProperties> build, Access access, Tokens tokens) {
+    this.access = access;
+    this.tokens = tokens;
     this.flyway = flyway;
     this.stubs = stubs;
     this.temporal = temporal;
@@ -56,7 +64,8 @@ class SystemController {
 
   @GetMapping("/api/v1/system")
   @Operation(summary = "Schema version, Temporal reachability, and the workers polling gshare-control and each cluster queue")
-  SystemStatus system() {
+  SystemStatus system(Caller.User caller) {
+    access.requireAdmin(caller, "system", null);
     MigrationInfo current = flyway.info().current();
     Database database = new Database(current == null ? null : current.getVersion().getVersion(), flyway.info().pending().length);
 
@@ -79,6 +88,21 @@ class SystemController {
     view.add(queue(TaskQueues.CONTROL, "control", null, status));
     all.forEach(c -> view.add(queue(TaskQueues.cluster(c.id()), "cluster-worker", c, status)));
     return new SystemStatus(version, database, temporalStatus, view);
+  }
+
+  record RotatedKey(String kind, String kid) {}
+
+  @org.springframework.web.bind.annotation.PostMapping("/api/v1/system/keys/{kind}/rotate")
+  @Operation(summary = "Rotate a signing key (super admins): kind internal or user; the previous key keeps verifying until its tokens expire")
+  RotatedKey rotate(Caller.User caller, @org.springframework.web.bind.annotation.PathVariable String kind) {
+    access.requireSuperAdmin(caller, "signing_key", kind);
+    TokenKind tokenKind = switch (kind) {
+      case "internal" -> TokenKind.INTERNAL;
+      case "user" -> TokenKind.USER;
+      default -> throw new io.gshare.api.error.GshareException(io.gshare.api.error.ProblemCode.NOT_FOUND,
+          "no signing key kind '" + kind + "' (internal or user)");
+    };
+    return new RotatedKey(kind, tokens.rotate(tokenKind).getKeyID());
   }
 
   private static Queue queue(String name, String role, Cluster cluster, Map<String, TaskQueuePollers.QueueStatus> status) {

@@ -1,8 +1,23 @@
 package io.gshare.api.support;
 
+import io.gshare.api.security.TokenKind;
+import io.gshare.api.security.Tokens;
+import io.gshare.api.user.UserService;
 import io.gshare.sim.SimulatedCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -20,6 +35,13 @@ public abstract class ApiIntegrationTest {
   private static SimulatedCluster simulatedCluster;
   private static InProcessClusterWorker clusterWorker;
   private static String jdbcUrl;
+  private static Path keyDir;
+
+  @LocalServerPort protected int port;
+  @Autowired protected JdbcClient jdbc;
+  @Autowired protected UserService userService;
+  @Autowired protected Tokens tokens;
+  private final HttpClient http = HttpClient.newHttpClient();
 
   protected static synchronized SimulatedCluster simulatedCluster() {
     if (simulatedCluster == null) {
@@ -40,6 +62,17 @@ public abstract class ApiIntegrationTest {
     return jdbcUrl;
   }
 
+  protected static synchronized Path keyDir() {
+    if (keyDir == null) {
+      try {
+        keyDir = Files.createTempDirectory("gshare-test-keys");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return keyDir;
+  }
+
   @DynamicPropertySource
   static void infrastructure(DynamicPropertyRegistry registry) {
     simulatedCluster();
@@ -48,8 +81,57 @@ public abstract class ApiIntegrationTest {
     registry.add("spring.datasource.password", () -> "");
     registry.add("gshare.temporal.address", TemporalTestServerSupport::address);
     registry.add("gshare.temporal.sticky-schedule-to-start", () -> "0s");
+    registry.add("gshare.security.key-dir", () -> keyDir().toString());
     registry.add("gshare.dev.simulated-cluster.id", () -> SIM_CLUSTER_ID);
     registry.add("gshare.dev.simulated-cluster.name", () -> "sim");
     registry.add("gshare.dev.simulated-cluster.session-domain", () -> "sessions.sim.example.com");
+  }
+
+  /** A super admin's token (the same super admin every time, as bootstrap guarantees). */
+  protected String adminToken() {
+    return userService.bootstrapSuperAdmin("superadmin@example.com").token();
+  }
+
+  /** Creates a user with {@code role} directly in Postgres and returns its id. */
+  protected String newUser(String role) {
+    String id = NewTestIds.next("usr");
+    jdbc.sql("insert into users (id, email, role) values (:id, :email, :role)")
+        .param("id", id).param("email", id + "@example.com").param("role", role).update();
+    return id;
+  }
+
+  protected String tokenFor(String userId) {
+    return userService.issue(userId, "test", Duration.ofHours(1)).token();
+  }
+
+  protected String operatorToken(String clusterId) {
+    return tokens.sign(TokenKind.INTERNAL, "operator:" + clusterId, null, Duration.ofHours(1));
+  }
+
+  protected HttpResponse<String> get(String path, String token) {
+    return send("GET", path, null, token);
+  }
+
+  protected HttpResponse<String> post(String path, String body, String token) {
+    return send("POST", path, body, token);
+  }
+
+  protected HttpResponse<String> send(String method, String path, String body, String token) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 }

@@ -1,0 +1,61 @@
+package io.gshare.api.audit;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Writes audit events. Denied access is recorded once per minute per (actor, action, object), with a
+ * count, so a misbehaving client cannot flood the table while every denial is still accounted for.
+ */
+@Component
+public class AuditLog {
+
+  public static final String ACCESS_DENIED = "access.denied";
+  private static final Logger log = LoggerFactory.getLogger(AuditLog.class);
+
+  private final JdbcClient jdbc;
+  private final Clock clock;
+
+  @org.springframework.beans.factory.annotation.Autowired
+  AuditLog(JdbcClient jdbc) {
+    this(jdbc, Clock.systemUTC());
+  }
+
+  AuditLog(JdbcClient jdbc, Clock clock) {
+    this.jdbc = jdbc;
+    this.clock = clock;
+  }
+
+  /**
+   * Records a denial. Runs in its own transaction: the denied request's own work is rolled back,
+   * the record of the denial is not.
+   */
+  @Transactional(propagation = Propagation.REQUIRES_NEW)
+  public void denied(String actor, String objectKind, String objectId, String reason) {
+    Instant minute = clock.instant().truncatedTo(ChronoUnit.MINUTES);
+    String dedupKey = String.join("|", ACCESS_DENIED, nullToDash(actor), nullToDash(objectKind), nullToDash(objectId),
+        minute.toString());
+    jdbc.sql("""
+        insert into audit_events (occurred_at, last_at, actor, action, object_kind, object_id, outcome, reason, dedup_key)
+        values (:at, :at, :actor, :action, :kind, :id, 'denied', :reason, :key)
+        on conflict (dedup_key) do update
+           set occurrences = audit_events.occurrences + 1, last_at = excluded.last_at, reason = excluded.reason
+        """)
+        .param("at", java.sql.Timestamp.from(clock.instant()))
+        .param("actor", actor).param("action", ACCESS_DENIED).param("kind", objectKind).param("id", objectId)
+        .param("reason", reason).param("key", dedupKey)
+        .update();
+    log.info("access denied: {} on {} {}: {}", actor, objectKind, objectId, reason);
+  }
+
+  private static String nullToDash(String s) {
+    return s == null ? "-" : s;
+  }
+}

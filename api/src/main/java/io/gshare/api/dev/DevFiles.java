@@ -1,0 +1,36 @@
+package io.gshare.api.dev;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/** Writes a secret to a file the way a mounted Secret appears: whole, owner-only. */
+final class DevFiles {
+
+  private DevFiles() {}
+
+  static void writeSecret(Path file, String value) {
+    try {
+      Path dir = file.toAbsolutePath().getParent();
+      Files.createDirectories(dir);
+      Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
+      try {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException ignored) {
+        // not a POSIX file system
+      }
+      Files.writeString(tmp, value);
+      try {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write " + file, e);
+    }
+  }
+}

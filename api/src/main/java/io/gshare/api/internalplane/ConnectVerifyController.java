@@ -1,0 +1,107 @@
+package io.gshare.api.internalplane;
+
+import io.gshare.api.audit.AuditLog;
+import io.gshare.api.security.AuthenticationFilter;
+import io.gshare.api.security.Caller;
+import io.gshare.api.security.InvalidTokenException;
+import io.gshare.api.security.SecurityProperties;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import java.net.URI;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * ingress-nginx's auth-url target for session URLs ({@code https://<session_domain>/s/<sessionId>/…}).
+ * 200 when the caller owns the session, 401 when not signed in, 403 otherwise. One indexed read, no
+ * Temporal call and no cache of its own; see docs/session-urls.md for the ingress annotations.
+ */
+@RestController
+@Tag(name = "internal")
+class ConnectVerifyController {
+
+  static final Pattern SESSION_PATH = Pattern.compile("^/s/([a-z0-9][a-z0-9_-]{0,62})(?:/.*)?$");
+
+  private final AuthenticationFilter authentication;
+  private final JdbcClient jdbc;
+  private final AuditLog audit;
+  private final SecurityProperties properties;
+
+  ConnectVerifyController(AuthenticationFilter authentication, JdbcClient jdbc, AuditLog audit,
+      SecurityProperties properties) {
+    this.authentication = authentication;
+    this.jdbc = jdbc;
+    this.audit = audit;
+    this.properties = properties;
+  }
+
+  private record Target(String userId, String sessionDomain, String state) {}
+
+  @GetMapping("/internal/connect/verify")
+  @Operation(summary = "auth-url for session ingresses: 2xx may open, 401 not signed in, 403 not yours")
+  ResponseEntity<Void> verify(HttpServletRequest request,
+      @RequestHeader(name = "X-Original-URL", required = false) String originalUrl) {
+    Caller.User caller;
+    try {
+      caller = authentication.user(token(request));
+    } catch (InvalidTokenException e) {
+      return ResponseEntity.status(401)
+          .header("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"" + e.getMessage() + "\"")
+          .build();
+    }
+    URI url;
+    try {
+      url = originalUrl == null ? null : URI.create(originalUrl);
+    } catch (IllegalArgumentException e) {
+      url = null;
+    }
+    Matcher m = url == null || url.getRawPath() == null ? null : SESSION_PATH.matcher(url.getRawPath());
+    if (m == null || !m.matches()) {
+      audit.denied(caller.actor(), "session_url", originalUrl, "not a session URL");
+      return ResponseEntity.status(403).build();
+    }
+    String sessionId = m.group(1);
+    Optional<Target> target = jdbc.sql("""
+        select s.user_id, c.session_domain, s.state
+          from sessions s left join clusters c on c.id = s.cluster_id
+         where s.id = :id
+        """)
+        .param("id", sessionId)
+        .query((rs, n) -> new Target(rs.getString(1), rs.getString(2), rs.getString(3)))
+        .optional();
+    String why = target.isEmpty() ? "no such session"
+        : !target.get().userId().equals(caller.userId()) ? "not the owner"
+        : !url.getHost().equalsIgnoreCase(String.valueOf(target.get().sessionDomain())) ? "host is not the session's cluster domain"
+        : null;
+    if (why != null) {
+      audit.denied(caller.actor(), "session", sessionId, why);
+      return ResponseEntity.status(403).build();
+    }
+    return ResponseEntity.ok()
+        .header("X-Gshare-User", caller.userId())
+        .header("X-Gshare-Session", sessionId)
+        .build();
+  }
+
+  /** The user token from the session cookie, else from a bearer header (API clients, notebooks' tools). */
+  private String token(HttpServletRequest request) {
+    Cookie[] cookies = request.getCookies();
+    if (cookies != null) {
+      for (Cookie cookie : cookies) {
+        if (properties.sessionCookie().equals(cookie.getName()) && !cookie.getValue().isBlank()) {
+          return cookie.getValue();
+        }
+      }
+    }
+    String header = request.getHeader("Authorization");
+    return header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).trim() : null;
+  }
+}

@@ -1,0 +1,139 @@
+package io.gshare.api.internalplane;
+
+import io.gshare.api.error.GshareException;
+import io.gshare.api.error.ProblemCode;
+import io.gshare.api.node.InventoryReport;
+import io.gshare.api.node.NodeRepository;
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import java.sql.Timestamp;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Applies cluster-worker reports. Each report is one transaction that first checks every object it
+ * names against the token's cluster: one object of another cluster and the whole report is refused
+ * with 403, nothing written (not even the part that was in scope).
+ */
+@Service
+class InternalReportService {
+
+  private final JdbcClient jdbc;
+  private final NodeRepository nodes;
+  private final Access access;
+
+  InternalReportService(JdbcClient jdbc, NodeRepository nodes, Access access) {
+    this.jdbc = jdbc;
+    this.nodes = nodes;
+    this.access = access;
+  }
+
+  @Transactional
+  public NodeRepository.Applied inventory(Caller.Operator caller, InventoryReport report) {
+    access.requireSameCluster(caller, "cluster", report.clusterId(), report.clusterId());
+    Set<String> hostnames = new LinkedHashSet<>();
+    report.nodes().forEach(n -> {
+      if (!hostnames.add(n.hostname())) {
+        throw new GshareException(ProblemCode.VALIDATION_FAILED, "node " + n.hostname() + " is reported twice");
+      }
+    });
+    Set<String> uuids = new LinkedHashSet<>();
+    report.nodes().forEach(n -> n.gpusOrEmpty().forEach(g -> {
+      if (!uuids.add(g.uuid())) {
+        throw new GshareException(ProblemCode.VALIDATION_FAILED, "GPU " + g.uuid() + " is reported twice");
+      }
+    }));
+    // A compromised worker must not take over another cluster's cards by claiming their uuids.
+    nodes.foreignGpus(caller.clusterId(), uuids).forEach((uuid, owner) ->
+        access.requireSameCluster(caller, "gpu", uuid, owner));
+    return nodes.apply(caller.clusterId(), report);
+  }
+
+  @Transactional
+  public int sessionStatus(Caller.Operator caller, InternalReports.StatusReport report) {
+    Map<String, String> clusterOf = clustersOf("sessions", report.sessions().stream()
+        .map(InternalReports.SessionStatus::sessionId).collect(Collectors.toSet()));
+    report.sessions().forEach(s -> access.requireSameCluster(caller, "session", s.sessionId(), clusterOf.get(s.sessionId())));
+    int written = 0;
+    for (InternalReports.SessionStatus s : report.sessions()) {
+      written += jdbc.sql("""
+          update sessions set pod_phase = :phase, pod_ip = :ip, node_hostname = coalesce(:node, node_hostname),
+                 reported_at = now()
+           where id = :id
+          """)
+          .param("id", s.sessionId()).param("phase", s.phase()).param("ip", s.podIp()).param("node", s.node())
+          .update();
+    }
+    return written;
+  }
+
+  @Transactional
+  public int usage(Caller.Operator caller, InternalReports.UsageReport report) {
+    Map<String, String> clusterOf = clustersOf("sessions", report.samples().stream()
+        .map(InternalReports.UsageSample::sessionId).collect(Collectors.toSet()));
+    report.samples().forEach(s -> access.requireSameCluster(caller, "session", s.sessionId(), clusterOf.get(s.sessionId())));
+    int written = 0;
+    for (InternalReports.UsageSample s : report.samples()) {
+      written += jdbc.sql("""
+          insert into session_usage (session_id, cluster_id, gpu_uuid, gpu_util_percent, memory_used_mib, sampled_at)
+          values (:s, :c, :g, :u, :m, :at)
+          """)
+          .param("s", s.sessionId()).param("c", caller.clusterId()).param("g", s.gpuUuid())
+          .param("u", s.gpuUtilPercent()).param("m", s.memoryUsedMib()).param("at", Timestamp.from(s.sampledAt()))
+          .update();
+    }
+    return written;
+  }
+
+  @Transactional
+  public int volumes(Caller.Operator caller, InternalReports.VolumeSync sync) {
+    Set<String> ids = sync.volumes().stream().map(InternalReports.VolumeState::volumeId).collect(Collectors.toSet());
+    // A volume is in a cluster's scope when the cluster holds a claim for it or runs a session using it.
+    Set<String> inScope = new java.util.HashSet<>(jdbc.sql("""
+        select v.id from volumes v
+         where v.id = any(:ids)
+           and (exists (select 1 from volume_claims c where c.volume_id = v.id and c.cluster_id = :cluster)
+                or exists (select 1 from sessions s where s.volume_id = v.id and s.cluster_id = :cluster))
+        """)
+        .param("ids", ids.toArray(String[]::new)).param("cluster", caller.clusterId())
+        .query(String.class).list());
+    sync.volumes().forEach(v -> access.requireSameCluster(caller, "volume", v.volumeId(),
+        inScope.contains(v.volumeId()) ? caller.clusterId() : null));
+    int written = 0;
+    for (InternalReports.VolumeState v : sync.volumes()) {
+      written += jdbc.sql("""
+          insert into volume_claims (volume_id, cluster_id, pvc_name, phase, capacity_bytes, synced_at)
+          values (:v, :c, :pvc, :phase, :cap, now())
+          on conflict (volume_id, cluster_id) do update set pvc_name = excluded.pvc_name, phase = excluded.phase,
+              capacity_bytes = excluded.capacity_bytes, synced_at = excluded.synced_at
+          """)
+          .param("v", v.volumeId()).param("c", caller.clusterId()).param("pvc", v.pvcName()).param("phase", v.phase())
+          .param("cap", v.capacityBytes())
+          .update();
+      if (v.usedBytes() != null) {
+        jdbc.sql("update volumes set used_bytes = :used where id = :v").param("used", v.usedBytes())
+            .param("v", v.volumeId()).update();
+      }
+    }
+    return written;
+  }
+
+  /** The cluster of each named row; names that do not exist are absent. */
+  private Map<String, String> clustersOf(String table, Set<String> ids) {
+    Map<String, String> result = new HashMap<>();
+    if (ids.isEmpty()) {
+      return result;
+    }
+    jdbc.sql("select id, cluster_id from " + table + " where id = any(:ids)")
+        .param("ids", ids.toArray(String[]::new))
+        .query((rs, n) -> result.put(rs.getString(1), rs.getString(2)))
+        .list();
+    return result;
+  }
+}

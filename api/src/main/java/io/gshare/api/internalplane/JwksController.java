@@ -1,0 +1,33 @@
+package io.gshare.api.internalplane;
+
+import io.gshare.api.security.TokenKind;
+import io.gshare.api.security.Tokens;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.springframework.http.CacheControl;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The public keys that verify operator tokens, for anyone who needs to check one. */
+@RestController
+@Tag(name = "internal")
+class JwksController {
+
+  private final Tokens tokens;
+
+  JwksController(Tokens tokens) {
+    this.tokens = tokens;
+  }
+
+  @GetMapping(value = "/.well-known/gshare-internal-jwks.json", produces = MediaType.APPLICATION_JSON_VALUE)
+  @Operation(summary = "JWKS of the internal (operator) token keys: the current key and any rotated-out key still in its overlap")
+  ResponseEntity<Map<String, Object>> jwks() {
+    return ResponseEntity.ok()
+        .cacheControl(CacheControl.maxAge(5, TimeUnit.MINUTES))
+        .body(tokens.publicKeys(TokenKind.INTERNAL).toJSONObject(true));
+  }
+}

@@ -1,0 +1,46 @@
+package io.gshare.api.node;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.Size;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One tick's report of every node of a cluster, sent by its cluster-worker in a single call.
+ *
+ * @param clusterId must be the cluster of the reporting worker's token
+ */
+public record InventoryReport(
+    @NotBlank String clusterId,
+    String apiserverVersion,
+    @NotNull @Size(max = 10_000) @Valid List<NodeReport> nodes) {
+
+  public record NodeReport(
+      @NotBlank @Size(max = 253) String hostname,
+      boolean ready,
+      boolean schedulable,
+      @Pattern(regexp = "exclusive|fractional|cpu|storage") String gpuMode,
+      boolean losslessPause,
+      Map<String, String> labels,
+      @Size(max = 64) @Valid List<GpuReport> gpus) {
+
+    public List<GpuReport> gpusOrEmpty() {
+      return gpus == null ? List.of() : gpus;
+    }
+  }
+
+  public record GpuReport(
+      @NotBlank @Size(max = 128) String uuid,
+      @Min(0) int index,
+      @NotBlank String model,
+      @Positive long memoryMib,
+      @Min(1) @Max(100) int coresPercent,
+      @Min(1) int splitCount,
+      boolean healthy) {}
+}

@@ -1,0 +1,34 @@
+package io.gshare.api.node;
+
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.List;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+@Tag(name = "nodes")
+class NodeController {
+
+  private final NodeRepository nodes;
+  private final NodeProperties properties;
+  private final Access access;
+
+  NodeController(NodeRepository nodes, NodeProperties properties, Access access) {
+    this.nodes = nodes;
+    this.properties = properties;
+    this.access = access;
+  }
+
+  record NodeList(List<NodeRepository.Node> items) {}
+
+  @GetMapping("/api/v1/nodes")
+  @Operation(summary = "Nodes and their GPUs as the cluster-workers report them (admins); offline after the stale time")
+  NodeList list(Caller.User caller, @RequestParam(name = "cluster_id", required = false) String clusterId) {
+    access.requireAdmin(caller, "node", null);
+    return new NodeList(nodes.list(clusterId, properties.staleAfter()));
+  }
+}

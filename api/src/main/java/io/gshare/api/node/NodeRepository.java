@@ -1,0 +1,240 @@
+package io.gshare.api.node;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.support.NewIds;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * Nodes and GPU devices as cluster-workers report them. A report writes only the rows that changed,
+ * plus one last-seen stamp for all reported nodes, so steady state costs two statements per tick.
+ */
+@Repository
+public class NodeRepository {
+
+  public record Gpu(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount,
+      boolean healthy, boolean cordoned) {}
+
+  public record Node(String id, String clusterId, String hostname, String liveness, String gpuMode, String poolId,
+      boolean schedulable, boolean losslessPause, Instant lastSeenAt, List<Gpu> gpus) {}
+
+  /** What one report changed. */
+  public record Applied(int nodesInserted, int nodesUpdated, int gpusInserted, int gpusUpdated, int gpusRemoved) {}
+
+  private record StoredNode(String id, String liveness, String gpuMode, boolean schedulable, boolean losslessPause,
+      Map<String, String> labels) {}
+
+  private final JdbcClient jdbc;
+  private final ObjectMapper json;
+
+  NodeRepository(JdbcClient jdbc, ObjectMapper json) {
+    this.jdbc = jdbc;
+    this.json = json;
+  }
+
+  /** GPU uuids among {@code uuids} that belong to a node of another cluster than {@code clusterId}. */
+  public Map<String, String> foreignGpus(String clusterId, Set<String> uuids) {
+    if (uuids.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> foreign = new HashMap<>();
+    jdbc.sql("""
+        select g.uuid, n.cluster_id from gpu_devices g join nodes n on n.id = g.node_id
+         where g.uuid = any(:uuids) and n.cluster_id <> :cluster
+        """)
+        .param("uuids", uuids.toArray(String[]::new)).param("cluster", clusterId)
+        .query((rs, n) -> foreign.put(rs.getString(1), rs.getString(2)))
+        .list();
+    return foreign;
+  }
+
+  public Applied apply(String clusterId, InventoryReport report) {
+    Map<String, StoredNode> stored = new HashMap<>();
+    jdbc.sql("select id, hostname, liveness, gpu_mode, schedulable, lossless_pause, labels from nodes where cluster_id = :c")
+        .param("c", clusterId)
+        .query((rs, n) -> stored.put(rs.getString("hostname"), new StoredNode(rs.getString("id"), rs.getString("liveness"),
+            rs.getString("gpu_mode"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
+            labels(rs.getString("labels")))))
+        .list();
+
+    int inserted = 0;
+    int updated = 0;
+    Map<String, String> nodeIds = new HashMap<>();
+    for (InventoryReport.NodeReport node : report.nodes()) {
+      String liveness = node.ready() ? "ready" : "not_ready";
+      Map<String, String> labels = node.labels() == null ? Map.of() : node.labels();
+      StoredNode current = stored.get(node.hostname());
+      if (current == null) {
+        String id = NewIds.next("nod");
+        jdbc.sql("""
+            insert into nodes (id, cluster_id, hostname, liveness, gpu_mode, schedulable, lossless_pause, labels, last_seen_at)
+            values (:id, :c, :h, :l, :m, :s, :p, cast(:labels as jsonb), now())
+            """)
+            .param("id", id).param("c", clusterId).param("h", node.hostname()).param("l", liveness)
+            .param("m", node.gpuMode()).param("s", node.schedulable()).param("p", node.losslessPause())
+            .param("labels", toJson(labels))
+            .update();
+        nodeIds.put(node.hostname(), id);
+        inserted++;
+      } else {
+        nodeIds.put(node.hostname(), current.id());
+        if (!liveness.equals(current.liveness()) || !Objects.equals(node.gpuMode(), current.gpuMode())
+            || node.schedulable() != current.schedulable() || node.losslessPause() != current.losslessPause()
+            || !labels.equals(current.labels())) {
+          jdbc.sql("""
+              update nodes set liveness = :l, gpu_mode = :m, schedulable = :s, lossless_pause = :p,
+                               labels = cast(:labels as jsonb)
+               where id = :id
+              """)
+              .param("id", current.id()).param("l", liveness).param("m", node.gpuMode())
+              .param("s", node.schedulable()).param("p", node.losslessPause()).param("labels", toJson(labels))
+              .update();
+          updated++;
+        }
+      }
+    }
+    if (!report.nodes().isEmpty()) {
+      jdbc.sql("update nodes set last_seen_at = now() where cluster_id = :c and hostname = any(:h)")
+          .param("c", clusterId)
+          .param("h", report.nodes().stream().map(InventoryReport.NodeReport::hostname).toArray(String[]::new))
+          .update();
+    }
+    int[] gpuCounts = applyGpus(report, nodeIds);
+    jdbc.sql("update clusters set worker_last_seen_at = now(), apiserver_version = coalesce(:v, apiserver_version) where id = :c")
+        .param("c", clusterId).param("v", report.apiserverVersion()).update();
+    return new Applied(inserted, updated, gpuCounts[0], gpuCounts[1], gpuCounts[2]);
+  }
+
+  /** Returns {inserted, updated, removed}. */
+  private int[] applyGpus(InventoryReport report, Map<String, String> nodeIds) {
+    Map<String, Gpu> stored = new HashMap<>();
+    Map<String, String> storedNode = new HashMap<>();
+    Set<String> reportedNodeIds = new HashSet<>(nodeIds.values());
+    if (!reportedNodeIds.isEmpty()) {
+      jdbc.sql("select * from gpu_devices where node_id = any(:ids)")
+          .param("ids", reportedNodeIds.toArray(String[]::new))
+          .query((rs, n) -> {
+            stored.put(rs.getString("uuid"), gpu(rs));
+            storedNode.put(rs.getString("uuid"), rs.getString("node_id"));
+            return null;
+          })
+          .list();
+    }
+    int inserted = 0;
+    int updated = 0;
+    Set<String> seen = new HashSet<>();
+    for (InventoryReport.NodeReport node : report.nodes()) {
+      String nodeId = nodeIds.get(node.hostname());
+      for (InventoryReport.GpuReport g : node.gpusOrEmpty()) {
+        seen.add(g.uuid());
+        Gpu current = stored.get(g.uuid());
+        if (current == null) {
+          // A card moved from another node of this cluster, or is new: the uuid is the identity.
+          jdbc.sql("""
+              insert into gpu_devices (uuid, node_id, device_index, model, memory_mib, cores_percent, split_count, healthy)
+              values (:u, :n, :i, :m, :mem, :c, :s, :h)
+              on conflict (uuid) do update set node_id = excluded.node_id, device_index = excluded.device_index,
+                  model = excluded.model, memory_mib = excluded.memory_mib, cores_percent = excluded.cores_percent,
+                  split_count = excluded.split_count, healthy = excluded.healthy
+              """)
+              .param("u", g.uuid()).param("n", nodeId).param("i", g.index()).param("m", g.model())
+              .param("mem", g.memoryMib()).param("c", g.coresPercent()).param("s", g.splitCount()).param("h", g.healthy())
+              .update();
+          inserted++;
+        } else if (!nodeId.equals(storedNode.get(g.uuid())) || current.index() != g.index()
+            || !current.model().equals(g.model()) || current.memoryMib() != g.memoryMib()
+            || current.coresPercent() != g.coresPercent() || current.splitCount() != g.splitCount()
+            || current.healthy() != g.healthy()) {
+          jdbc.sql("""
+              update gpu_devices set node_id = :n, device_index = :i, model = :m, memory_mib = :mem,
+                     cores_percent = :c, split_count = :s, healthy = :h
+               where uuid = :u
+              """)
+              .param("u", g.uuid()).param("n", nodeId).param("i", g.index()).param("m", g.model())
+              .param("mem", g.memoryMib()).param("c", g.coresPercent()).param("s", g.splitCount()).param("h", g.healthy())
+              .update();
+          updated++;
+        }
+      }
+    }
+    // Cards gone from a reported node: forget them unless a live allocation still names them.
+    List<String> gone = new ArrayList<>(stored.keySet());
+    gone.removeAll(seen);
+    int removed = 0;
+    if (!gone.isEmpty()) {
+      removed = jdbc.sql("""
+          delete from gpu_devices g where g.uuid = any(:gone)
+             and not exists (select 1 from allocations a where a.gpu_uuid = g.uuid and a.released_at is null)
+          """).param("gone", gone.toArray(String[]::new)).update();
+      jdbc.sql("update gpu_devices set healthy = false where uuid = any(:gone) and healthy")
+          .param("gone", gone.toArray(String[]::new)).update();
+    }
+    return new int[] {inserted, updated, removed};
+  }
+
+  public List<Node> list(String clusterId, Duration staleAfter) {
+    String where = clusterId == null ? "" : " where n.cluster_id = :cluster";
+    JdbcClient.StatementSpec spec = jdbc.sql("""
+        select n.*, case when n.last_seen_at is null or n.last_seen_at < now() - make_interval(secs => :stale)
+                         then 'offline' else n.liveness end as effective_liveness
+          from nodes n""" + where + " order by n.cluster_id, n.hostname")
+        .param("stale", staleAfter.toSeconds());
+    if (clusterId != null) {
+      spec = spec.param("cluster", clusterId);
+    }
+    List<Node> nodes = spec.query((rs, n) -> new Node(rs.getString("id"), rs.getString("cluster_id"),
+        rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"), rs.getString("pool_id"),
+        rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"), instant(rs.getTimestamp("last_seen_at")),
+        List.of())).list();
+    if (nodes.isEmpty()) {
+      return nodes;
+    }
+    Map<String, List<Gpu>> gpus = new HashMap<>();
+    jdbc.sql("select * from gpu_devices where node_id = any(:ids) order by node_id, device_index")
+        .param("ids", nodes.stream().map(Node::id).toArray(String[]::new))
+        .query((rs, n) -> gpus.computeIfAbsent(rs.getString("node_id"), k -> new ArrayList<>()).add(gpu(rs)))
+        .list();
+    return nodes.stream().map(n -> new Node(n.id(), n.clusterId(), n.hostname(), n.liveness(), n.gpuMode(), n.poolId(),
+        n.schedulable(), n.losslessPause(), n.lastSeenAt(), gpus.getOrDefault(n.id(), List.of()))).toList();
+  }
+
+  private static Gpu gpu(ResultSet rs) throws SQLException {
+    return new Gpu(rs.getString("uuid"), rs.getInt("device_index"), rs.getString("model"), rs.getLong("memory_mib"),
+        rs.getInt("cores_percent"), rs.getInt("split_count"), rs.getBoolean("healthy"), rs.getBoolean("cordoned"));
+  }
+
+  private Map<String, String> labels(String value) {
+    try {
+      return value == null ? Map.of() : json.readValue(value, new TypeReference<Map<String, String>>() {});
+    } catch (JsonProcessingException e) {
+      return Map.of();
+    }
+  }
+
+  private String toJson(Map<String, String> labels) {
+    try {
+      return json.writeValueAsString(labels);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  private static Instant instant(Timestamp ts) {
+    return ts == null ? null : ts.toInstant();
+  }
+
+}

@@ -1,0 +1,34 @@
+package io.gshare.api.security;
+
+/** Who made a request, as established by a verified token. */
+public sealed interface Caller permits Caller.User, Caller.Operator {
+
+  /** How the caller appears in the audit log. */
+  String actor();
+
+  /** A person, with the role and team read from Postgres at request time (a demotion takes effect at once). */
+  record User(String userId, String role, String teamId, String tokenId) implements Caller {
+
+    public boolean isAdmin() {
+      return "admin".equals(role) || "super_admin".equals(role);
+    }
+
+    public boolean isSuperAdmin() {
+      return "super_admin".equals(role);
+    }
+
+    @Override
+    public String actor() {
+      return "user:" + userId;
+    }
+  }
+
+  /** A cluster-worker, scoped to its one cluster by the token's subject {@code operator:<clusterId>}. */
+  record Operator(String clusterId) implements Caller {
+
+    @Override
+    public String actor() {
+      return "operator:" + clusterId;
+    }
+  }
+}

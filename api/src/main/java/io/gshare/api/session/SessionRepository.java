@@ -1,0 +1,67 @@
+package io.gshare.api.session;
+
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+@Repository
+public class SessionRepository {
+
+  public record Session(String id, String userId, String name, String state, String stateReason, String clusterId,
+      String clusterName, String nodeId, String nodeHostname, String gpuModel, String mode, BigDecimal pricePerHour,
+      String imageReference, String volumeId, String pauseKind, String url, String podPhase, Instant createdAt,
+      Instant startedAt, Instant endedAt) {}
+
+  /** Filters an admin may apply; a user's list is always their own. */
+  public record Filter(String userId, String clusterId, String nodeId, String state) {}
+
+  private final JdbcClient jdbc;
+
+  SessionRepository(JdbcClient jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  public Optional<Session> findById(String id) {
+    return jdbc.sql("select * from sessions where id = :id").param("id", id).query(SessionRepository::map).optional();
+  }
+
+  public List<Session> find(Filter filter, int limit) {
+    StringBuilder sql = new StringBuilder("select * from sessions where true");
+    Map<String, Object> params = new LinkedHashMap<>();
+    add(sql, params, "user_id", filter.userId());
+    add(sql, params, "cluster_id", filter.clusterId());
+    add(sql, params, "node_id", filter.nodeId());
+    add(sql, params, "state", filter.state());
+    sql.append(" order by created_at desc, id limit :limit");
+    params.put("limit", limit);
+    return jdbc.sql(sql.toString()).params(params).query(SessionRepository::map).list();
+  }
+
+  private static void add(StringBuilder sql, Map<String, Object> params, String column, String value) {
+    if (value != null) {
+      sql.append(" and ").append(column).append(" = :").append(column);
+      params.put(column, value);
+    }
+  }
+
+  private static Session map(ResultSet rs, int row) throws SQLException {
+    return new Session(rs.getString("id"), rs.getString("user_id"), rs.getString("name"), rs.getString("state"),
+        rs.getString("state_reason"), rs.getString("cluster_id"), rs.getString("cluster_name"), rs.getString("node_id"),
+        rs.getString("node_hostname"), rs.getString("gpu_model"), rs.getString("mode"), rs.getBigDecimal("price_per_hour"),
+        rs.getString("image_reference"), rs.getString("volume_id"), rs.getString("pause_kind"), rs.getString("url"),
+        rs.getString("pod_phase"), instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")),
+        instant(rs.getTimestamp("ended_at")));
+  }
+
+  private static Instant instant(Timestamp ts) {
+    return ts == null ? null : ts.toInstant();
+  }
+}
