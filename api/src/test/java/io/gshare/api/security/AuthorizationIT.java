@@ -1,0 +1,121 @@
+package io.gshare.api.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/** The object-level matrix for two users and an admin. */
+class AuthorizationIT extends ApiIntegrationTest {
+
+  @Autowired ObjectMapper json;
+  private String alice;
+  private String bob;
+  private String aliceToken;
+  private String bobToken;
+  private String adminToken;
+  private String aliceSession;
+  private String aliceVolume;
+
+  @BeforeEach
+  void people() {
+    alice = newUser("user");
+    bob = newUser("user");
+    aliceToken = tokenFor(alice);
+    bobToken = tokenFor(bob);
+    adminToken = tokenFor(newUser("admin"));
+    aliceSession = NewTestIds.next("ses");
+    jdbc.sql("""
+        insert into sessions (id, user_id, state, gpu_model, mode, price_per_hour, image_reference, workflow_id)
+        values (:id, :u, 'running', 'NVIDIA A100-SXM4-40GB', 'fractional', 1, 'img', :w)
+        """).param("id", aliceSession).param("u", alice).param("w", "session-" + aliceSession).update();
+    aliceVolume = NewTestIds.next("vol");
+    jdbc.sql("insert into volumes (id, owner_id, name, size_gb) values (:id, :o, :n, 10)")
+        .param("id", aliceVolume).param("o", alice).param("n", aliceVolume.replace('_', '-')).update();
+  }
+
+  @Test
+  void aUserSeesTheirOwnObjectsAnotherUserGets404AnAdminSeesAll() throws Exception {
+    assertThat(get("/api/v1/sessions/" + aliceSession, aliceToken).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/sessions/" + aliceSession, bobToken).statusCode()).isEqualTo(404);
+    assertThat(get("/api/v1/sessions/" + aliceSession, adminToken).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/volumes/" + aliceVolume, aliceToken).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/volumes/" + aliceVolume, bobToken).statusCode()).isEqualTo(404);
+    assertThat(get("/api/v1/volumes/" + aliceVolume, adminToken).statusCode()).isEqualTo(200);
+
+    // Another user's object and a missing one answer alike.
+    JsonNode hidden = json.readTree(get("/api/v1/sessions/" + aliceSession, bobToken).body());
+    JsonNode missing = json.readTree(get("/api/v1/sessions/ses_nosuch", bobToken).body());
+    assertThat(hidden.get("code").asText()).isEqualTo(missing.get("code").asText()).isEqualTo("not_found");
+    assertThat(hidden.get("detail").asText().replace(aliceSession, "X"))
+        .isEqualTo(missing.get("detail").asText().replace("ses_nosuch", "X"));
+
+    assertThat(ids(get("/api/v1/sessions", bobToken).body())).doesNotContain(aliceSession);
+    assertThat(ids(get("/api/v1/sessions", aliceToken).body())).contains(aliceSession);
+    assertThat(ids(get("/api/v1/sessions?user_id=" + alice, adminToken).body())).containsExactly(aliceSession);
+    assertThat(ids(get("/api/v1/volumes", bobToken).body())).doesNotContain(aliceVolume);
+    assertThat(get("/api/v1/sessions?user_id=" + alice, bobToken).statusCode()).isEqualTo(403);
+
+    assertThat(jdbc.sql("select count(*) from audit_events where actor = :a and object_id = :o and outcome = 'denied'")
+        .param("a", "user:" + bob).param("o", aliceSession).query(Integer.class).single()).isEqualTo(1);
+  }
+
+  @Test
+  void adminOnlyActionsAnswer403ToUsers() {
+    assertThat(get("/api/v1/users", bobToken).statusCode()).isEqualTo(403);
+    assertThat(post("/api/v1/users", "{\"email\":\"eve@example.com\"}", bobToken).statusCode()).isEqualTo(403);
+    assertThat(get("/api/v1/clusters", bobToken).statusCode()).isEqualTo(403);
+    assertThat(get("/api/v1/system", bobToken).statusCode()).isEqualTo(403);
+    assertThat(get("/api/v1/nodes", bobToken).statusCode()).isEqualTo(403);
+    assertThat(get("/api/v1/audit", bobToken).statusCode()).isEqualTo(403);
+    assertThat(post("/api/v1/users/" + alice + "/tokens", "{}", bobToken).statusCode()).isEqualTo(403);
+    // An admin is not a super admin: making admins and rotating keys need the higher role.
+    assertThat(post("/api/v1/users", "{\"email\":\"root2@example.com\",\"role\":\"admin\"}", adminToken).statusCode())
+        .isEqualTo(403);
+    assertThat(post("/api/v1/system/keys/internal/rotate", "{}", adminToken).statusCode()).isEqualTo(403);
+    assertThat(jdbc.sql("select count(*) from users where email in ('eve@example.com', 'root2@example.com')")
+        .query(Integer.class).single()).isZero();
+  }
+
+  @Test
+  void aUserManagesTheirOwnTokensAndRevocationOrDisablingTakesEffectAtOnce() throws Exception {
+    JsonNode issued = json.readTree(post("/api/v1/users/" + bob + "/tokens", "{\"name\":\"laptop\",\"ttl_days\":7}", bobToken).body());
+    String laptop = issued.get("token").asText();
+    assertThat(get("/api/v1/users/me", laptop).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/users/" + bob + "/tokens", bobToken).body()).contains("laptop").doesNotContain(laptop);
+
+    assertThat(send("DELETE", "/api/v1/users/" + bob + "/tokens/" + issued.get("id").asText(), null, bobToken).statusCode())
+        .isEqualTo(204);
+    assertThat(get("/api/v1/users/me", laptop).statusCode()).isEqualTo(401);
+    assertThat(get("/api/v1/users/me", bobToken).statusCode()).isEqualTo(200);
+
+    assertThat(send("PATCH", "/api/v1/users/" + bob, "{\"disabled\":true}", adminToken).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/users/me", bobToken).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void aRoleChangeAppliesToTokensAlreadyIssued() {
+    String superAdmin = adminToken();
+    assertThat(get("/api/v1/users", aliceToken).statusCode()).isEqualTo(403);
+    assertThat(send("PATCH", "/api/v1/users/" + alice, "{\"role\":\"admin\"}", superAdmin).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/users", aliceToken).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aUserTokenIsNoOperatorTokenAndViceVersa() {
+    assertThat(post("/internal/v1/sessions/status", "{\"sessions\":[]}", adminToken).statusCode()).isEqualTo(401);
+    assertThat(get("/api/v1/users/me", operatorToken(SIM_CLUSTER_ID)).statusCode()).isEqualTo(401);
+    assertThat(get("/api/v1/users/me", null).statusCode()).isEqualTo(401);
+  }
+
+  private java.util.List<String> ids(String body) throws Exception {
+    java.util.List<String> ids = new java.util.ArrayList<>();
+    json.readTree(body).get("items").forEach(item -> ids.add(item.get("id").asText()));
+    return ids;
+  }
+}

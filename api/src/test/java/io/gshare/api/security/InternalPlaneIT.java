@@ -1,0 +1,177 @@
+package io.gshare.api.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.support.ApiIntegrationTest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/** /internal: operator tokens only, scoped to their cluster, all-or-nothing. */
+class InternalPlaneIT extends ApiIntegrationTest {
+
+  @Autowired ObjectMapper json;
+  private String clusterA;
+  private String clusterB;
+
+  @BeforeEach
+  void twoClusters() {
+    clusterA = register("a");
+    clusterB = register("b");
+  }
+
+  private String register(String name) {
+    String id = io.gshare.api.support.NewTestIds.next("clu");
+    jdbc.sql("insert into clusters (id, name, status, session_domain) values (:id, :name, 'connected', :domain)")
+        .param("id", id).param("name", id.replace('_', '-')).param("domain", id.replace('_', '-') + ".example.com").update();
+    return id;
+  }
+
+  private static String inventory(String clusterId, String hostname, String gpuUuid) {
+    return """
+        {"cluster_id":"%s","apiserver_version":"v1.36.0","nodes":[
+          {"hostname":"%s","ready":true,"schedulable":true,"gpu_mode":"exclusive","lossless_pause":false,
+           "labels":{"gpu":"on"},
+           "gpus":[{"uuid":"%s","index":0,"model":"NVIDIA H100 80GB HBM3","memory_mib":81559,"cores_percent":100,
+                    "split_count":1,"healthy":true}]}]}
+        """.formatted(clusterId, hostname, gpuUuid);
+  }
+
+  private int count(String sql, String param) {
+    return jdbc.sql(sql).param("p", param).query(Integer.class).single();
+  }
+
+  @Test
+  void everyBadTokenIsA401ProblemAndWritesNothing() throws Exception {
+    String body = inventory(clusterA, "gpu-a1", "GPU-" + clusterA);
+    String userToken = tokenFor(newUser("admin"));
+    String unregistered = operatorToken("clu_neverregistered");
+    String notOperator = tokens.sign(TokenKind.INTERNAL, "someone:" + clusterA, null, Duration.ofHours(1));
+
+    for (String bad : new String[] {null, "garbage", userToken, unregistered, notOperator}) {
+      HttpResponse<String> response = post("/internal/v1/inventory", body, bad);
+      assertThat(response.statusCode()).as(String.valueOf(bad)).isEqualTo(401);
+      assertThat(response.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
+      assertThat(json.readTree(response.body()).get("code").asText()).isEqualTo("unauthorized");
+    }
+    assertThat(count("select count(*) from nodes where cluster_id = :p", clusterA)).isZero();
+  }
+
+  @Test
+  void anExpiredOperatorTokenIsA401() throws Exception {
+    // Signed an hour in the past by a ring whose clock lags: expired well beyond the skew.
+    var lagging = new java.util.EnumMap<TokenKind, SigningKeyRing>(TokenKind.class);
+    var past = java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofHours(-2));
+    for (TokenKind kind : TokenKind.values()) {
+      lagging.put(kind, SigningKeyRing.open(keyDir().resolve(kind.keySetFile()), kind.keySetName(), Duration.ofDays(8), false, past));
+    }
+    String expired = new Tokens("gshare", lagging, Duration.ofSeconds(60), past)
+        .sign(TokenKind.INTERNAL, "operator:" + clusterA, null, Duration.ofHours(1));
+
+    HttpResponse<String> response = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", "GPU-x" + clusterA), expired);
+    assertThat(response.statusCode()).isEqualTo(401);
+    assertThat(json.readTree(response.body()).get("detail").asText()).isEqualTo("token expired");
+  }
+
+  @Test
+  void aWorkerUpsertsItsOwnInventoryAndOnlyWhatChanged() throws Exception {
+    String token = operatorToken(clusterA);
+    String gpu = "GPU-own-" + clusterA;
+    HttpResponse<String> first = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", gpu), token);
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+    assertThat(json.readTree(first.body()).get("nodes_inserted").asInt()).isEqualTo(1);
+    assertThat(json.readTree(first.body()).get("gpus_inserted").asInt()).isEqualTo(1);
+
+    HttpResponse<String> again = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", gpu), token);
+    JsonNode applied = json.readTree(again.body());
+    assertThat(applied.get("nodes_inserted").asInt() + applied.get("nodes_updated").asInt()
+        + applied.get("gpus_inserted").asInt() + applied.get("gpus_updated").asInt()).isZero();
+
+    JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterA, adminToken()).body());
+    assertThat(nodes.at("/items/0/hostname").asText()).isEqualTo("gpu-a1");
+    assertThat(nodes.at("/items/0/liveness").asText()).isEqualTo("ready");
+    assertThat(nodes.at("/items/0/gpus/0/uuid").asText()).isEqualTo(gpu);
+  }
+
+  @Test
+  void inventoryNamingAnotherClusterIs403AndNothingIsWritten() throws Exception {
+    String tokenA = operatorToken(clusterA);
+    assertThat(post("/internal/v1/inventory", inventory(clusterB, "gpu-b1", "GPU-b1" + clusterB), operatorToken(clusterB))
+        .statusCode()).isEqualTo(200);
+
+    HttpResponse<String> otherCluster = post("/internal/v1/inventory", inventory(clusterB, "gpu-x", "GPU-x" + clusterB), tokenA);
+    assertThat(otherCluster.statusCode()).isEqualTo(403);
+    assertThat(json.readTree(otherCluster.body()).get("code").asText()).isEqualTo("forbidden");
+
+    // Claiming B's card in A's own report: the whole batch is refused, A's own node included.
+    HttpResponse<String> stolenGpu = post("/internal/v1/inventory", inventory(clusterA, "gpu-a9", "GPU-b1" + clusterB), tokenA);
+    assertThat(stolenGpu.statusCode()).isEqualTo(403);
+
+    assertThat(count("select count(*) from nodes where cluster_id = :p", clusterA)).isZero();
+    assertThat(count("select count(*) from nodes where cluster_id = :p and hostname = 'gpu-x'", clusterB)).isZero();
+    assertThat(jdbc.sql("select n.cluster_id from gpu_devices g join nodes n on n.id = g.node_id where g.uuid = :u")
+        .param("u", "GPU-b1" + clusterB).query(String.class).single()).isEqualTo(clusterB);
+    assertThat(count("select count(*) from audit_events where actor = :p and outcome = 'denied'", "operator:" + clusterA))
+        .isGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void statusUsageAndVolumeReportsStayInsideTheCluster() throws Exception {
+    String owner = newUser("user");
+    String sessionA = session(owner, clusterA);
+    String sessionB = session(owner, clusterB);
+    String volumeB = io.gshare.api.support.NewTestIds.next("vol");
+    jdbc.sql("insert into volumes (id, owner_id, name, size_gb) values (:id, :o, :n, 10)")
+        .param("id", volumeB).param("o", owner).param("n", volumeB.replace('_', '-')).update();
+    jdbc.sql("insert into volume_claims (volume_id, cluster_id, pvc_name) values (:v, :c, 'pvc-b')")
+        .param("v", volumeB).param("c", clusterB).update();
+    String tokenA = operatorToken(clusterA);
+
+    HttpResponse<String> mixed = post("/internal/v1/sessions/status", """
+        {"sessions":[{"session_id":"%s","phase":"Running","pod_ip":"10.244.0.5"},
+                     {"session_id":"%s","phase":"Failed"}]}""".formatted(sessionA, sessionB), tokenA);
+    assertThat(mixed.statusCode()).isEqualTo(403);
+    assertThat(jdbc.sql("select pod_phase from sessions where id in (:a, :b)").param("a", sessionA).param("b", sessionB)
+        .query(String.class).list()).containsOnlyNulls();
+
+    HttpResponse<String> own = post("/internal/v1/sessions/status",
+        "{\"sessions\":[{\"session_id\":\"%s\",\"phase\":\"Running\",\"pod_ip\":\"10.244.0.5\"}]}".formatted(sessionA), tokenA);
+    assertThat(own.statusCode()).isEqualTo(200);
+    assertThat(jdbc.sql("select pod_phase from sessions where id = :a").param("a", sessionA).query(String.class).single())
+        .isEqualTo("Running");
+
+    HttpResponse<String> usage = post("/internal/v1/usage", """
+        {"samples":[{"session_id":"%s","gpu_util_percent":12.5,"sampled_at":"2026-12-02T10:00:00Z"}]}""".formatted(sessionB), tokenA);
+    assertThat(usage.statusCode()).isEqualTo(403);
+    HttpResponse<String> volumes = post("/internal/v1/volumes/sync", """
+        {"volumes":[{"volume_id":"%s","pvc_name":"pvc-a","phase":"Bound","used_bytes":1}]}""".formatted(volumeB), tokenA);
+    assertThat(volumes.statusCode()).isEqualTo(403);
+    assertThat(count("select count(*) from session_usage where session_id = :p", sessionB)).isZero();
+    assertThat(count("select count(*) from volume_claims where volume_id = :p", volumeB)).isEqualTo(1);
+  }
+
+  @Test
+  void theJwksPublishesTheInternalKeysOnly() throws Exception {
+    HttpResponse<String> response = get("/.well-known/gshare-internal-jwks.json", null);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).startsWith("{\"keys\":[{");
+    JsonNode key = json.readTree(response.body()).at("/keys/0");
+    assertThat(key.get("alg").asText()).isEqualTo("RS256");
+    assertThat(key.get("kid").asText()).startsWith("internal-signing-");
+    assertThat(key.has("d")).isFalse();
+    assertThat(response.body()).doesNotContain("user-signing");
+  }
+
+  private String session(String userId, String clusterId) {
+    String id = io.gshare.api.support.NewTestIds.next("ses");
+    jdbc.sql("""
+        insert into sessions (id, user_id, state, cluster_id, gpu_model, mode, price_per_hour, image_reference, workflow_id)
+        values (:id, :u, 'running', :c, 'NVIDIA H100 80GB HBM3', 'exclusive', 4, 'img', :w)
+        """).param("id", id).param("u", userId).param("c", clusterId).param("w", "session-" + id).update();
+    return id;
+  }
+}
