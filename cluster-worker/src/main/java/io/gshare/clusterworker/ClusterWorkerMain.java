@@ -50,10 +50,13 @@ public final class ClusterWorkerMain {
   }
 
   /** A started worker and what it holds open. */
-  public record Running(WorkerFactory factory, WorkflowServiceStubs service, KubernetesClient kubernetes)
-      implements AutoCloseable {
+  public record Running(WorkerFactory factory, WorkflowServiceStubs service, KubernetesClient kubernetes,
+      InventoryReporter reporter) implements AutoCloseable {
     @Override
     public void close() {
+      if (reporter != null) {
+        reporter.close();
+      }
       factory.shutdown();
       factory.awaitTermination(10, TimeUnit.SECONDS);
       service.shutdown();
@@ -79,7 +82,17 @@ public final class ClusterWorkerMain {
     log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",
         identity, queue, config.temporalAddress(), config.temporalNamespace(),
         kubernetes.getConfiguration().getMasterUrl());
-    return new Running(factory, service, kubernetes);
+    InventoryReporter reporter = null;
+    if (config.controlPlaneUrl() == null) {
+      log.warn("GSHARE_CONTROL_PLANE_URL is not set: no inventory is reported, the control plane will see no nodes");
+    } else {
+      reporter = new InventoryReporter(config.clusterId(), kubernetes,
+          new ControlPlaneClient(config.controlPlaneUrl(), new TokenFile(config.tokenFile())));
+      reporter.start(config.inventoryInterval());
+      log.info("reporting the inventory to {} every {}s with the token in {}", config.controlPlaneUrl(),
+          config.inventoryInterval().toSeconds(), config.tokenFile());
+    }
+    return new Running(factory, service, kubernetes, reporter);
   }
 
   static String version() {

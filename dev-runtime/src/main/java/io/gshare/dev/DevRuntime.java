@@ -50,6 +50,8 @@ public final class DevRuntime implements AutoCloseable {
   private Path kubeconfig;
   private ChildProcess api;
   private ChildProcess worker;
+  private String adminToken;
+  private final Path stateFile = Path.of(".gshare-dev", "runtime.env").toAbsolutePath();
 
   private DevRuntime(DevRuntimeOptions options) throws IOException {
     this.options = options;
@@ -99,6 +101,10 @@ public final class DevRuntime implements AutoCloseable {
     Files.createDirectories(serviceAccountToken.getParent());
     Files.writeString(serviceAccountToken, SimulatedCluster.TOKEN);
 
+    Path keyDir = dataDir.resolve("keys");
+    Path workerToken = dataDir.resolve("worker-secret").resolve("internal-jwt");
+    Files.deleteIfExists(workerToken);
+    Files.deleteIfExists(adminTokenFile());
     api = ChildProcess.startJar("api", options.apiJar(),
         List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
         List.of(
@@ -109,12 +115,19 @@ public final class DevRuntime implements AutoCloseable {
             "--gshare.dev.simulated-cluster.id=" + SIM_CLUSTER_ID,
             "--gshare.dev.simulated-cluster.name=" + SIM_CLUSTER_NAME,
             "--gshare.dev.simulated-cluster.session-domain=" + SIM_SESSION_DOMAIN,
+            // The attach workflow writes this Secret in a real cluster; the worker reads it the same way.
+            "--gshare.dev.simulated-cluster.token-file=" + workerToken,
+            "--gshare.dev.admin-token-file=" + adminTokenFile(),
+            "--gshare.security.key-dir=" + keyDir,
             "--server.address=127.0.0.1",
             "--server.port=" + options.httpPort()),
         Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD", options.dbPassword()),
         options.logDir());
     started.push(api);
     awaitApi(Duration.ofSeconds(180));
+    awaitFile(workerToken, Duration.ofSeconds(60));
+    awaitFile(adminTokenFile(), Duration.ofSeconds(60));
+    adminToken = Files.readString(adminTokenFile()).trim();
 
     // The cluster-worker configures its Kubernetes client as it would in a pod (service-account token
     // file), pointed at the simulator instead of the in-cluster service.
@@ -125,7 +138,51 @@ public final class DevRuntime implements AutoCloseable {
     workerEnv.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", serviceAccountToken.toString());
     workerEnv.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
     workerEnv.put("KUBERNETES_NAMESPACE", "gshare-system");
+    workerEnv.put("GSHARE_CONTROL_PLANE_URL", apiUrl());
+    workerEnv.put("GSHARE_TOKEN_FILE", workerToken.toString());
+    workerEnv.put("GSHARE_INVENTORY_INTERVAL", "5");
     worker = startWorker(workerEnv);
+    writeStateFile(keyDir);
+  }
+
+  /**
+   * Tells tools started later (hack/bootstrap-superadmin.sh) where this runtime's database and keys
+   * are: {@code .gshare-dev/runtime.env} in the working directory, removed on stop.
+   */
+  private void writeStateFile(Path keyDir) throws IOException {
+    Files.createDirectories(stateFile.getParent());
+    Files.writeString(stateFile, String.join("\n",
+        "# written by the gShare dev runtime (pid " + ProcessHandle.current().pid() + "); removed when it stops",
+        "GSHARE_API_URL=" + apiUrl(),
+        "GSHARE_DATA_DIR=" + dataDir,
+        "GSHARE_DB_URL=" + dbUrl,
+        "GSHARE_DB_USER=" + options.dbUser(),
+        "GSHARE_DB_PASSWORD=" + options.dbPassword(),
+        "GSHARE_SECURITY_KEY_DIR=" + keyDir,
+        "GSHARE_TEMPORAL_ADDRESS=" + temporalAddress,
+        "GSHARE_SIM_KUBECONFIG=" + kubeconfig,
+        "GSHARE_API_JAR=" + options.apiJar().toAbsolutePath(),
+        ""));
+    started.push(() -> Files.deleteIfExists(stateFile));
+  }
+
+  private Path adminTokenFile() {
+    return dataDir.resolve("admin.token");
+  }
+
+  private void awaitFile(Path file, Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (!Files.exists(file)) {
+      if (Instant.now().isAfter(deadline) || !api.isAlive()) {
+        throw new IllegalStateException("the api did not write " + file + " within " + timeout.toSeconds() + "s");
+      }
+      sleep(Duration.ofMillis(200));
+    }
+  }
+
+  /** A super admin's API token, for the banner and for tests. */
+  public String adminToken() {
+    return adminToken;
   }
 
   private ChildProcess startWorker(Map<String, String> env) {
@@ -170,7 +227,8 @@ public final class DevRuntime implements AutoCloseable {
       try {
         HttpResponse<String> response = http.send(
             HttpRequest.newBuilder(URI.create(apiUrl() + "/api/v1/clusters/" + SIM_CLUSTER_ID + "/connection-test"))
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + adminToken)
+                .timeout(Duration.ofSeconds(120))
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
             HttpResponse.BodyHandlers.ofString());
         last = json.readTree(response.body());

@@ -63,17 +63,21 @@ public final class DevRuntimeMain {
          data           %s
          cluster        %s: %s, %d GPUs, checks %s
         ----------------------------------------------------------------------------
-         Try:
+         Try (a super admin's token; hack/bootstrap-superadmin.sh prints another):
+           export TOKEN=$(cat %s)
            curl -s %s/healthz
-           curl -s %s/api/v1/system
-           curl -s -XPOST %s/api/v1/clusters/%s/connection-test -H 'Content-Type: application/json' -d '{}'
+           curl -s %s/api/v1/system -H "Authorization: Bearer $TOKEN"
+           curl -s -XPOST %s/api/v1/clusters/%s/connection-test -H "Authorization: Bearer $TOKEN" \\
+                -H 'Content-Type: application/json' -d '{}'
+           curl -s %s/api/v1/nodes -H "Authorization: Bearer $TOKEN"
+           curl -s %s/.well-known/gshare-internal-jwks.json
            kubectl --kubeconfig %s get nodes
          Ctrl-C stops everything.
         ============================================================================
         """.formatted(
             api, api, runtime.temporalAddress(), runtime.dbUrl(), runtime.cluster().url(), runtime.kubeconfig(),
             runtime.dataDir(), DevRuntime.SIM_CLUSTER_ID, test.path("status").asText(),
-            test.path("gpu_count").asInt(), test.path("checks"),
-            api, api, api, DevRuntime.SIM_CLUSTER_ID, runtime.kubeconfig());
+            test.path("gpu_count").asInt(), test.path("checks"), runtime.dataDir().resolve("admin.token"),
+            api, api, api, DevRuntime.SIM_CLUSTER_ID, api, api, runtime.kubeconfig());
   }
 }

@@ -38,7 +38,9 @@ class DevRuntimeIT {
     long apiPid;
     long workerPid;
     try (DevRuntime runtime = DevRuntime.start(options)) {
-      assertThat(get(runtime, "/healthz").statusCode()).isEqualTo(200);
+      assertThat(get(runtime, "/healthz", null).statusCode()).isEqualTo(200);
+      String admin = runtime.adminToken();
+      assertThat(get(runtime, "/api/v1/system", null).statusCode()).isEqualTo(401);
 
       JsonNode test = runtime.awaitClusterConnected(Duration.ofSeconds(120));
       assertThat(test.path("status").asText()).isEqualTo("connected");
@@ -47,8 +49,8 @@ class DevRuntimeIT {
       assertThat(test.path("checks").path("runtime_class_nvidia").asBoolean()).isTrue();
       assertThat(test.path("checks").path("hami_device_plugin").asBoolean()).isTrue();
 
-      JsonNode system = json.readTree(get(runtime, "/api/v1/system").body());
-      assertThat(system.at("/database/schema_version").asText()).isEqualTo("1");
+      JsonNode system = json.readTree(get(runtime, "/api/v1/system", admin).body());
+      assertThat(system.at("/database/schema_version").asText()).isEqualTo(latestMigration());
       assertThat(system.at("/temporal/reachable").asBoolean()).isTrue();
       JsonNode clusterQueue = system.at("/task_queues/1");
       assertThat(clusterQueue.path("name").asText()).isEqualTo("gshare-cluster-clu_sim");
@@ -58,19 +60,34 @@ class DevRuntimeIT {
       assertThat(clusterQueue.at("/pollers/0/identity").asText()).startsWith(workerPid + "@");
       assertThat(system.at("/task_queues/0/polled").asBoolean()).isTrue();
 
+      // The worker reports its inventory with the operator token the api signed for it.
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+        JsonNode nodes = json.readTree(get(runtime, "/api/v1/nodes?cluster_id=clu_sim", admin).body()).get("items");
+        assertThat(nodes).hasSize(3);
+        int gpus = 0;
+        for (JsonNode node : nodes) {
+          assertThat(node.get("liveness").asText()).isEqualTo("ready");
+          gpus += node.get("gpus").size();
+        }
+        assertThat(gpus).isEqualTo(12);
+      });
+      assertThat(get(runtime, "/.well-known/gshare-internal-jwks.json", null).body()).startsWith("{\"keys\":[{");
+      assertThat(Path.of(".gshare-dev", "runtime.env")).content().contains("GSHARE_DB_URL=" + runtime.dbUrl());
+
       assertThat(kubectl(runtime.kubeconfig(), "get", "nodes"))
           .contains("sim-h100-0", "sim-a100-0", "sim-cpu-0").contains("Ready");
 
-      createdAt = json.readTree(get(runtime, "/api/v1/clusters/clu_sim").body()).path("created_at").asText();
+      createdAt = json.readTree(get(runtime, "/api/v1/clusters/clu_sim", admin).body()).path("created_at").asText();
       assertThat(createdAt).isNotBlank();
       apiPid = runtime.apiPid();
     }
     assertThat(ProcessHandle.of(workerPid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
     assertThat(ProcessHandle.of(apiPid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
     assertThat(portIsFree(options.httpPort())).isTrue();
+    assertThat(Path.of(".gshare-dev", "runtime.env")).doesNotExist();
 
     try (DevRuntime again = DevRuntime.start(options(dataDir))) {
-      JsonNode cluster = json.readTree(get(again, "/api/v1/clusters/clu_sim").body());
+      JsonNode cluster = json.readTree(get(again, "/api/v1/clusters/clu_sim", again.adminToken()).body());
       assertThat(cluster.path("created_at").asText()).isEqualTo(createdAt);
     }
   }
@@ -82,6 +99,16 @@ class DevRuntimeIT {
         .hasMessageContaining("--http-port 'eighty' is not a number")
         .hasMessageContaining("unknown option --bogus")
         .hasMessageContaining("--temporal-address 'nope' is not host:port");
+  }
+
+  /** The highest V<n>__ migration the api ships. */
+  private static String latestMigration() throws IOException {
+    try (var files = java.nio.file.Files.list(Path.of("..", "api", "src", "main", "resources", "db", "migration"))) {
+      return String.valueOf(files.map(f -> f.getFileName().toString())
+          .filter(n -> n.matches("V\\d+__.*\\.sql"))
+          .mapToInt(n -> Integer.parseInt(n.substring(1, n.indexOf("__"))))
+          .max().orElseThrow());
+    }
   }
 
   private DevRuntimeOptions options(Path dataDir) {
@@ -96,9 +123,12 @@ class DevRuntimeIT {
         "--log-dir", Path.of("target", "dev-runtime-it-logs").toAbsolutePath().toString()}, Map.of());
   }
 
-  private HttpResponse<String> get(DevRuntime runtime, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + path)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> get(DevRuntime runtime, String path, String token) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(runtime.apiUrl() + path)).GET();
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static String kubectl(Path kubeconfig, String... args) throws Exception {

@@ -31,9 +31,10 @@ public class ClusterActivitiesImpl implements ClusterActivities {
 
   @Override
   public ClusterDescription describeCluster() {
-    String version = client.getKubernetesVersion().getGitVersion();
-    List<Node> nodeObjects = client.nodes().list().getItems();
-    List<NodeInfo> nodes = nodeObjects.stream().map(ClusterActivitiesImpl::toNodeInfo).toList();
+    ClusterInventory inventory = ClusterInventory.read(client);
+    String version = inventory.serverVersion();
+    List<NodeInfo> nodes = inventory.nodes();
+    List<Node> nodeObjects = inventory.nodeObjects();
     boolean runtimeClass = client.resources(RuntimeClass.class).withName("nvidia").get() != null;
     boolean hami = !client.apps().daemonSets().inAnyNamespace().withLabels(HAMI_DEVICE_PLUGIN).list().getItems().isEmpty();
     boolean ingress =

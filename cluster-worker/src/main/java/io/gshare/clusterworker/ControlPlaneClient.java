@@ -1,0 +1,49 @@
+package io.gshare.clusterworker;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Calls the control plane's {@code /internal} endpoints with the operator token. */
+final class ControlPlaneClient {
+
+  /** A call the control plane refused; {@code status} says how (401 token, 403 scope, ...). */
+  static final class Refused extends IOException {
+    final int status;
+
+    Refused(int status, String body) {
+      super("the control plane answered " + status + ": " + body);
+      this.status = status;
+    }
+  }
+
+  private final URI baseUrl;
+  private final TokenFile token;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final ObjectMapper json = new ObjectMapper()
+      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+
+  ControlPlaneClient(URI baseUrl, TokenFile token) {
+    this.baseUrl = baseUrl;
+    this.token = token;
+  }
+
+  String post(String path, Object body) throws IOException, InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve(path))
+        .timeout(Duration.ofSeconds(30))
+        .header("Authorization", "Bearer " + token.token())
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)))
+        .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() / 100 != 2) {
+      throw new Refused(response.statusCode(), response.body());
+    }
+    return response.body();
+  }
+}

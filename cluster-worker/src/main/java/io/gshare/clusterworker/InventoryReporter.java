@@ -1,0 +1,122 @@
+package io.gshare.clusterworker;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.ClusterInventory;
+import io.gshare.workflows.cluster.GpuDeviceInfo;
+import io.gshare.workflows.cluster.NodeInfo;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every tick, one batched report of all the cluster's nodes and GPUs to the control plane, which
+ * upserts by (cluster, hostname) and stamps liveness. New nodes need no registration: they show up
+ * on the next tick.
+ */
+final class InventoryReporter implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(InventoryReporter.class);
+
+  record GpuReport(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount, boolean healthy) {}
+
+  record NodeReport(String hostname, boolean ready, boolean schedulable, String gpuMode, boolean losslessPause,
+      Map<String, String> labels, List<GpuReport> gpus) {}
+
+  record Report(String clusterId, String apiserverVersion, List<NodeReport> nodes) {}
+
+  private final String clusterId;
+  private final KubernetesClient kubernetes;
+  private final ControlPlaneClient controlPlane;
+  private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "gshare-inventory-reporter");
+    t.setDaemon(true);
+    return t;
+  });
+  private volatile int lastStatus;
+
+  InventoryReporter(String clusterId, KubernetesClient kubernetes, ControlPlaneClient controlPlane) {
+    this.clusterId = clusterId;
+    this.kubernetes = kubernetes;
+    this.controlPlane = controlPlane;
+  }
+
+  void start(java.time.Duration interval) {
+    ticker.scheduleWithFixedDelay(this::tickQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** One report; public for tests. */
+  void tick() throws Exception {
+    ClusterInventory inventory = ClusterInventory.read(kubernetes);
+    controlPlane.post("/internal/v1/inventory", report(clusterId, inventory));
+  }
+
+  private void tickQuietly() {
+    try {
+      tick();
+      if (lastStatus != 200) {
+        log.info("inventory reported to the control plane");
+      }
+      lastStatus = 200;
+    } catch (ControlPlaneClient.Refused e) {
+      // Say it once per change of answer, not every tick.
+      if (lastStatus != e.status) {
+        log.error("the control plane refused the inventory ({}){}", e.getMessage(), e.status == 401
+            ? "; the operator token is invalid or expired: rotate the gshare-operator-internal-jwt Secret" : "");
+      }
+      lastStatus = e.status;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      if (lastStatus != -1) {
+        log.warn("could not report the inventory: {}", e.toString());
+      }
+      lastStatus = -1;
+    }
+  }
+
+  static Report report(String clusterId, ClusterInventory inventory) {
+    List<NodeReport> nodes = new ArrayList<>();
+    for (int i = 0; i < inventory.nodes().size(); i++) {
+      NodeInfo node = inventory.nodes().get(i);
+      List<GpuReport> gpus = new ArrayList<>();
+      for (GpuDeviceInfo g : node.gpus()) {
+        if (g.memoryMib() <= 0) {
+          log.warn("node {}: GPU {} reports no memory; left out of the inventory", node.name(), g.uuid());
+          continue;
+        }
+        // HAMi omits zero fields: a missing devcore is a whole GPU, a missing count no sharing.
+        gpus.add(new GpuReport(g.uuid(), g.index(), g.model(), g.memoryMib(),
+            g.coresPercent() <= 0 ? 100 : Math.min(g.coresPercent(), 100), Math.max(g.splitCount(), 1), g.healthy()));
+      }
+      nodes.add(new NodeReport(node.name(), node.ready(), node.schedulable(), node.gpuMode(), node.losslessPause(),
+          relevantLabels(inventory.nodeObjects().get(i)), gpus));
+    }
+    return new Report(clusterId, inventory.serverVersion(), nodes);
+  }
+
+  /** Only the labels gShare acts on; the rest of a node's labels are the cluster's business. */
+  private static Map<String, String> relevantLabels(Node node) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (node.getMetadata().getLabels() != null) {
+      node.getMetadata().getLabels().forEach((key, value) -> {
+        if (key.equals("gpu") || key.startsWith("gshare.io/") || key.startsWith("node-role.kubernetes.io/")
+            || key.startsWith("nvidia.com/")) {
+          labels.put(key, value);
+        }
+      });
+    }
+    return labels;
+  }
+
+  @Override
+  public void close() {
+    ticker.shutdownNow();
+  }
+}
