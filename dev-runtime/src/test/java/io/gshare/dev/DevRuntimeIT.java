@@ -71,7 +71,7 @@ class DevRuntimeIT {
         }
         assertThat(gpus).isEqualTo(12);
       });
-      assertThat(get(runtime, "/.well-known/gshare-internal-jwks.json", null).body()).startsWith("{\"keys\":[{");
+      assertThat(get(runtime, "/.well-known/gshare-internal-jwks.json", null).body()).startsWith("{\"keys\":[{\"alg\":\"RS256\"");
       assertThat(Path.of(".gshare-dev", "runtime.env")).content().contains("GSHARE_DB_URL=" + runtime.dbUrl());
 
       assertThat(kubectl(runtime.kubeconfig(), "get", "nodes"))

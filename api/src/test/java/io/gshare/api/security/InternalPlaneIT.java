@@ -158,7 +158,7 @@ class InternalPlaneIT extends ApiIntegrationTest {
   void theJwksPublishesTheInternalKeysOnly() throws Exception {
     HttpResponse<String> response = get("/.well-known/gshare-internal-jwks.json", null);
     assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.body()).startsWith("{\"keys\":[{");
+    assertThat(response.body()).startsWith("{\"keys\":[{\"alg\":\"RS256\"");
     JsonNode key = json.readTree(response.body()).at("/keys/0");
     assertThat(key.get("alg").asText()).isEqualTo("RS256");
     assertThat(key.get("kid").asText()).startsWith("internal-signing-");
