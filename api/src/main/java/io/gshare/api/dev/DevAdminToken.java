@@ -21,6 +21,6 @@ class DevAdminToken implements ApplicationRunner {
 
   @Override
   public void run(ApplicationArguments args) {
-    DevFiles.writeSecret(properties.adminTokenFile(), users.bootstrapSuperAdmin("superadmin@example.com").token());
+    io.gshare.api.support.SecretFiles.write(properties.adminTokenFile(), users.bootstrapSuperAdmin("superadmin@example.com").token());
   }
 }

@@ -43,7 +43,7 @@ class SimulatedClusterRegistration implements ApplicationRunner {
     String name = sim.name() == null ? "sim" : sim.name();
     clusters.upsertSimulated(sim.id(), name, sim.sessionDomain());
     if (sim.tokenFile() != null) {
-      DevFiles.writeSecret(sim.tokenFile(),
+      io.gshare.api.support.SecretFiles.write(sim.tokenFile(),
           tokens.sign(TokenKind.INTERNAL, "operator:" + sim.id(), null, security.internalTokenTtl()));
     }
     log.info("registered the SIMULATED cluster {} ({}) for the dev runtime", sim.id(), name);

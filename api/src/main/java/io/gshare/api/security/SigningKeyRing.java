@@ -11,12 +11,9 @@ import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.proc.SecurityContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
@@ -161,24 +158,8 @@ public final class SigningKeyRing {
     }
   }
 
-  /** Writes atomically with owner-only permissions: a reader never sees half a key set. */
+  /** Atomic and owner-only: a reader never sees half a key set. */
   private void write(JWKSet set) {
-    try {
-      Files.createDirectories(file.toAbsolutePath().getParent());
-      Path tmp = Files.createTempFile(file.toAbsolutePath().getParent(), file.getFileName().toString(), ".tmp");
-      try {
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
-      } catch (UnsupportedOperationException ignored) {
-        // not a POSIX file system
-      }
-      Files.writeString(tmp, set.toString(false));
-      try {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not write the " + purpose + " keys to " + file, e);
-    }
+    io.gshare.api.support.SecretFiles.write(file, set.toString(false));
   }
 }

@@ -1,4 +1,4 @@
-package io.gshare.api.dev;
+package io.gshare.api.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,12 +8,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
-/** Writes a secret to a file the way a mounted Secret appears: whole, owner-only. */
-final class DevFiles {
+/** Writes secrets to files the way a mounted Secret appears: whole (atomic rename), owner-only. */
+public final class SecretFiles {
 
-  private DevFiles() {}
+  private SecretFiles() {}
 
-  static void writeSecret(Path file, String value) {
+  public static void write(Path file, String value) {
     try {
       Path dir = file.toAbsolutePath().getParent();
       Files.createDirectories(dir);
