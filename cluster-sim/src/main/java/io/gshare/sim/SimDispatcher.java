@@ -27,6 +27,7 @@ final class SimDispatcher extends Dispatcher {
   private final Supplier<String> serverAddress;
   private final SimulatedCluster cluster;
   private final TableView tables;
+  private final ServerSideApply serverSideApply;
 
   SimDispatcher(
       Dispatcher crud, KubernetesSerialization json, String gitVersion, Supplier<String> serverAddress,
@@ -37,6 +38,7 @@ final class SimDispatcher extends Dispatcher {
     this.serverAddress = serverAddress;
     this.cluster = cluster;
     this.tables = new TableView(json);
+    this.serverSideApply = new ServerSideApply(crud);
   }
 
   @Override
@@ -73,6 +75,9 @@ final class SimDispatcher extends Dispatcher {
           return status(404, "NotFound", "the gShare simulator serves no OpenAPI schema");
         }
       }
+      if (ServerSideApply.isApply(request)) {
+        return serverSideApply.apply(request, bare);
+      }
       MockResponse answer = crud.dispatch(request);
       if (get && answer.code() == 200 && TableView.wantsTable(request.getHeader("Accept")) && TableView.renders(bare)) {
         String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
@@ -82,6 +87,8 @@ final class SimDispatcher extends Dispatcher {
       return get && answer.code() == 200 ? typedList(bare, answer) : answer;
     } catch (IllegalArgumentException e) {
       return status(400, "BadRequest", e.getMessage());
+    } catch (Exception e) {
+      return status(500, "InternalError", String.valueOf(e.getMessage()));
     }
   }
 

@@ -71,12 +71,10 @@ class SimulatedClusterTest {
     client.pods().inNamespace("default").resource(pod("selected", Map.of("kubernetes.io/hostname", "sim-h100-0"), null)).create();
 
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      Pod pinned = client.pods().inNamespace("default").withName("pinned").get();
-      assertThat(pinned.getStatus().getPhase()).isEqualTo("Running");
-      assertThat(pinned.getStatus().getPodIP()).startsWith("10.244.");
-      Pod selected = client.pods().inNamespace("default").withName("selected").get();
-      assertThat(selected.getSpec().getNodeName()).isEqualTo("sim-h100-0");
-      assertThat(selected.getStatus().getPhase()).isEqualTo("Running");
+      assertThat(phase("pinned")).isEqualTo("Running");
+      assertThat(client.pods().inNamespace("default").withName("pinned").get().getStatus().getPodIP()).startsWith("10.244.");
+      assertThat(phase("selected")).isEqualTo("Running");
+      assertThat(client.pods().inNamespace("default").withName("selected").get().getSpec().getNodeName()).isEqualTo("sim-h100-0");
     });
   }
 
@@ -85,9 +83,8 @@ class SimulatedClusterTest {
     client.pods().inNamespace("default").resource(pod("nowhere", Map.of("kubernetes.io/hostname", "no-such-node"), null)).create();
 
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      Pod pod = client.pods().inNamespace("default").withName("nowhere").get();
-      assertThat(pod.getStatus().getPhase()).isEqualTo("Pending");
-      assertThat(pod.getStatus().getConditions()).anyMatch(c -> "Unschedulable".equals(c.getReason()));
+      assertThat(phase("nowhere")).isEqualTo("Pending");
+      assertThat(client.pods().inNamespace("default").withName("nowhere").get().getStatus().getConditions()).anyMatch(c -> "Unschedulable".equals(c.getReason()));
     });
   }
 
@@ -156,6 +153,26 @@ class SimulatedClusterTest {
     assertThat(get("/api/v1/nodes").body()).contains("\"kind\":\"NodeList\"");
     assertThat(get("/apis/apps/v1/namespaces/kube-system/daemonsets").body())
         .startsWith("{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSetList\"");
+  }
+
+  @Test
+  void serverSideApplyCreatesThenUpdatesInPlace() {
+    var secret = new io.fabric8.kubernetes.api.model.SecretBuilder()
+        .withNewMetadata().withName("gshare-operator-internal-jwt").withNamespace("default")
+        .addToLabels("app.kubernetes.io/managed-by", "gshare").endMetadata()
+        .addToStringData("internal-jwt", "first").build();
+    client.secrets().inNamespace("default").resource(secret).fieldManager("gshare").forceConflicts().serverSideApply();
+    String uid = client.secrets().inNamespace("default").withName("gshare-operator-internal-jwt").get().getMetadata().getUid();
+
+    secret.setStringData(Map.of("internal-jwt", "second"));
+    secret.getMetadata().setLabels(Map.of("gshare.io/rotated", "yes"));
+    client.secrets().inNamespace("default").resource(secret).fieldManager("gshare").forceConflicts().serverSideApply();
+
+    var stored = client.secrets().inNamespace("default").withName("gshare-operator-internal-jwt").get();
+    assertThat(stored.getMetadata().getUid()).isEqualTo(uid);
+    assertThat(stored.getStringData()).containsEntry("internal-jwt", "second");
+    assertThat(stored.getMetadata().getLabels())
+        .containsEntry("app.kubernetes.io/managed-by", "gshare").containsEntry("gshare.io/rotated", "yes");
   }
 
   @Test
