@@ -1,5 +1,7 @@
 package io.gshare.workflows.common;
 
+import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
+import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
 import io.gshare.workflows.system.TaskQueueProbeWorkflowImpl;
 import java.util.List;
@@ -8,7 +10,8 @@ import java.util.List;
 public final class ControlWorkflows {
 
   public static final List<Class<?>> IMPLEMENTATIONS =
-      List.of(ClusterProbeWorkflowImpl.class, TaskQueueProbeWorkflowImpl.class);
+      List.of(ClusterProbeWorkflowImpl.class, TaskQueueProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
+          ClusterDetachWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

@@ -1,0 +1,77 @@
+package io.gshare.workflows.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.argThat;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+import static org.mockito.Mockito.withSettings;
+
+import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.WorkflowIds;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class ClusterDetachWorkflowTest {
+
+  private static final String CLUSTER = "clu_old";
+
+  @RegisterExtension
+  static final TestWorkflowExtension testWorkflow = TestWorkflowExtension.newBuilder()
+      .registerWorkflowImplementationTypes(ClusterDetachWorkflowImpl.class)
+      .setDoNotStart(true)
+      .build();
+
+  private ClusterRemoteActivities remote;
+  private ClusterStateActivities state;
+
+  @BeforeEach
+  void mocks() {
+    remote = mock(ClusterRemoteActivities.class, withSettings().withoutAnnotations());
+    state = mock(ClusterStateActivities.class, withSettings().withoutAnnotations());
+  }
+
+  private ClusterDetachWorkflow stub(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    env.newWorker(io.gshare.workflows.common.TaskQueues.CONTROL).registerActivitiesImplementations(remote, state);
+    env.start();
+    return client.newWorkflowStub(ClusterDetachWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(WorkflowIds.clusterDetach(CLUSTER)).setTaskQueue(worker.getTaskQueue()).build());
+  }
+
+  @Test
+  void aBusyClusterIsRefusedAndNothingIsRemoved(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    when(state.busyReasons(CLUSTER)).thenReturn(List.of("1 session not ended (ses_1)"));
+
+    assertThatThrownBy(() -> stub(env, client, worker).detach(CLUSTER))
+        .rootCause().hasMessageContaining("detach refused: 1 session not ended (ses_1)");
+    verify(remote, never()).removeWorker(anyString());
+    verify(state, never()).deleteInventory(anyString());
+    verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)));
+  }
+
+  @Test
+  void anIdleClusterIsDetachedEvenWhenItsApiserverIsGone(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    when(state.busyReasons(CLUSTER)).thenReturn(List.of());
+    doThrow(new IllegalStateException("connection refused")).when(remote).removeWorker(CLUSTER);
+
+    OperationProgress result = stub(env, client, worker).detach(CLUSTER);
+
+    assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(result.steps().get(1).detail()).contains("connection refused").contains("by hand");
+    var order = org.mockito.Mockito.inOrder(state);
+    order.verify(state).markStatus(CLUSTER, "detaching", null);
+    order.verify(state).deleteInventory(CLUSTER);
+    order.verify(state).markStatus(CLUSTER, "detached", null);
+  }
+}
