@@ -1,0 +1,142 @@
+package io.gshare.activities.cluster.model;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The desired objects of a cluster's gShare worker, as pure functions of their settings (no client
+ * here): the namespace, its ServiceAccount and RBAC, the operator token Secret, the Deployment.
+ */
+public final class WorkerObjects {
+
+  public static final String NAMESPACE = "gshare-system";
+  public static final String NAME = "gshare-cluster-worker";
+  public static final String TOKEN_SECRET = "gshare-operator-internal-jwt";
+  public static final String TOKEN_KEY = "internal-jwt";
+  public static final String TOKEN_MOUNT = "/var/run/secrets/gshare";
+  public static final String FIELD_MANAGER = "gshare-control-plane";
+
+  /** What a worker Deployment is made of. */
+  public record Settings(String image, String imagePullPolicy, String temporalAddress, String temporalNamespace,
+      String controlPlaneUrl, int inventoryIntervalSeconds) {}
+
+  private WorkerObjects() {}
+
+  /** The stable labels of everything gShare creates for a cluster's worker. */
+  public static Map<String, String> labels(String clusterId) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("app.kubernetes.io/name", NAME);
+    labels.put("app.kubernetes.io/part-of", "gshare");
+    labels.put("app.kubernetes.io/managed-by", "gshare");
+    labels.put("gshare.io/cluster-id", clusterId);
+    return labels;
+  }
+
+  private static Map<String, String> selector() {
+    return Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "gshare");
+  }
+
+  public static Namespace namespace(String clusterId) {
+    return new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).withLabels(labels(clusterId)).endMetadata().build();
+  }
+
+  public static ServiceAccount serviceAccount(String clusterId) {
+    return new ServiceAccountBuilder().withNewMetadata().withName(NAME).withNamespace(NAMESPACE)
+        .withLabels(labels(clusterId)).endMetadata().build();
+  }
+
+  /** What the worker does in its cluster: read the inventory, run session pods, their services, ingresses and volumes. */
+  public static ClusterRole clusterRole(String clusterId) {
+    return new ClusterRoleBuilder().withNewMetadata().withName(NAME).withLabels(labels(clusterId)).endMetadata()
+        .withRules(
+            new PolicyRuleBuilder().withApiGroups("").withResources("nodes").withVerbs("get", "list", "watch").build(),
+            new PolicyRuleBuilder().withApiGroups("").withResources("nodes/proxy").withVerbs("get", "create").build(),
+            new PolicyRuleBuilder().withApiGroups("").withResources("pods", "services", "persistentvolumeclaims", "secrets",
+                "configmaps", "namespaces").withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
+            new PolicyRuleBuilder().withApiGroups("").withResources("pods/status", "events").withVerbs("get", "list", "watch").build(),
+            new PolicyRuleBuilder().withApiGroups("networking.k8s.io").withResources("ingresses")
+                .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
+            new PolicyRuleBuilder().withApiGroups("node.k8s.io").withResources("runtimeclasses").withVerbs("get", "list").build(),
+            new PolicyRuleBuilder().withApiGroups("apps").withResources("daemonsets", "deployments").withVerbs("get", "list").build(),
+            new PolicyRuleBuilder().withApiGroups("storage.k8s.io").withResources("storageclasses", "csistoragecapacities")
+                .withVerbs("get", "list", "watch").build())
+        .build();
+  }
+
+  public static ClusterRoleBinding clusterRoleBinding(String clusterId) {
+    return new ClusterRoleBindingBuilder().withNewMetadata().withName(NAME).withLabels(labels(clusterId)).endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", NAME)
+        .addNewSubject().withKind("ServiceAccount").withName(NAME).withNamespace(NAMESPACE).endSubject()
+        .build();
+  }
+
+  public static Secret tokenSecret(String clusterId, String token) {
+    return new SecretBuilder().withNewMetadata().withName(TOKEN_SECRET).withNamespace(NAMESPACE)
+        .withLabels(labels(clusterId)).endMetadata()
+        .withType("Opaque")
+        .addToStringData(TOKEN_KEY, token)
+        .build();
+  }
+
+  public static Deployment deployment(String clusterId, Settings settings) {
+    List<EnvVar> env = new ArrayList<>();
+    env.add(new EnvVarBuilder().withName("GSHARE_CLUSTER_ID").withValue(clusterId).build());
+    env.add(new EnvVarBuilder().withName("GSHARE_TEMPORAL_ADDRESS").withValue(settings.temporalAddress()).build());
+    env.add(new EnvVarBuilder().withName("GSHARE_TEMPORAL_NAMESPACE").withValue(settings.temporalNamespace()).build());
+    env.add(new EnvVarBuilder().withName("GSHARE_CONTROL_PLANE_URL").withValue(settings.controlPlaneUrl()).build());
+    env.add(new EnvVarBuilder().withName("GSHARE_TOKEN_FILE").withValue(TOKEN_MOUNT + "/" + TOKEN_KEY).build());
+    env.add(new EnvVarBuilder().withName("GSHARE_INVENTORY_INTERVAL")
+        .withValue(String.valueOf(settings.inventoryIntervalSeconds())).build());
+    return new DeploymentBuilder()
+        .withNewMetadata().withName(NAME).withNamespace(NAMESPACE).withLabels(labels(clusterId)).endMetadata()
+        .withNewSpec()
+        .withReplicas(1)
+        .withNewSelector().withMatchLabels(selector()).endSelector()
+        // One worker at a time: two would both report the inventory and race on the same objects.
+        .withNewStrategy().withType("Recreate").endStrategy()
+        .withNewTemplate()
+        .withNewMetadata().withLabels(labels(clusterId)).endMetadata()
+        .withNewSpec()
+        .withServiceAccountName(NAME)
+        .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser(10001L).endSecurityContext()
+        .addNewContainer()
+        .withName("cluster-worker")
+        .withImage(settings.image())
+        .withImagePullPolicy(settings.imagePullPolicy())
+        .withEnv(env)
+        .withNewSecurityContext().withReadOnlyRootFilesystem(true).withAllowPrivilegeEscalation(false)
+        .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
+        .addNewVolumeMount().withName("operator-token").withMountPath(TOKEN_MOUNT).withReadOnly(true).endVolumeMount()
+        .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+        .withNewResources()
+        .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("100m"))
+        .addToRequests("memory", new io.fabric8.kubernetes.api.model.Quantity("384Mi"))
+        .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("768Mi"))
+        .endResources()
+        .endContainer()
+        .addNewVolume().withName("operator-token").withNewSecret().withSecretName(TOKEN_SECRET)
+        .addNewItem().withKey(TOKEN_KEY).withPath(TOKEN_KEY).endItem().endSecret().endVolume()
+        .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+}

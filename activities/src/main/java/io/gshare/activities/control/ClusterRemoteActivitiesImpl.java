@@ -1,0 +1,96 @@
+package io.gshare.activities.control;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gshare.activities.cluster.ClusterActivitiesImpl;
+import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.workflows.cluster.ClusterDescription;
+import io.gshare.workflows.cluster.ClusterRemoteActivities;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane's own calls to a cluster's apiserver, with the cluster's stored kubeconfig.
+ * Objects are server-side applied under one field manager, so every call converges.
+ */
+public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(ClusterRemoteActivitiesImpl.class);
+
+  private final KubeconfigSource kubeconfigs;
+  private final OperatorTokenSigner signer;
+  private final WorkerDeployer deployer;
+
+  public ClusterRemoteActivitiesImpl(KubeconfigSource kubeconfigs, OperatorTokenSigner signer, WorkerDeployer deployer) {
+    this.kubeconfigs = kubeconfigs;
+    this.signer = signer;
+    this.deployer = deployer;
+  }
+
+  /** A client that fails fast: retries belong to the workflow, not to the activity. */
+  KubernetesClient client(String clusterId) {
+    Config config = Config.fromKubeconfig(kubeconfigs.kubeconfig(clusterId));
+    config.setConnectionTimeout(5_000);
+    config.setRequestTimeout(15_000);
+    config.setRequestRetryBackoffLimit(0);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  private <T> T withClient(String clusterId, Function<KubernetesClient, T> work) {
+    try (KubernetesClient client = client(clusterId)) {
+      return work.apply(client);
+    }
+  }
+
+  @Override
+  public String probeApiserver(String clusterId) {
+    return withClient(clusterId, c -> c.getKubernetesVersion().getGitVersion());
+  }
+
+  @Override
+  public ClusterDescription checkRuntime(String clusterId) {
+    return withClient(clusterId, c -> new ClusterActivitiesImpl(c).describeCluster());
+  }
+
+  @Override
+  public void prepareNamespace(String clusterId) {
+    withClient(clusterId, c -> {
+      apply(c, WorkerObjects.namespace(clusterId));
+      apply(c, WorkerObjects.serviceAccount(clusterId));
+      apply(c, WorkerObjects.clusterRole(clusterId));
+      apply(c, WorkerObjects.clusterRoleBinding(clusterId));
+      return null;
+    });
+  }
+
+  @Override
+  public void installOperatorToken(String clusterId) {
+    // Signed and written in one step: the token never travels through workflow history.
+    String token = signer.sign(clusterId);
+    withClient(clusterId, c -> apply(c, WorkerObjects.tokenSecret(clusterId, token)));
+    log.info("wrote a fresh operator token for {} into {}/{}", clusterId, WorkerObjects.NAMESPACE, WorkerObjects.TOKEN_SECRET);
+  }
+
+  @Override
+  public String deployWorker(String clusterId) {
+    return withClient(clusterId, c -> deployer.ensureRunning(clusterId, c));
+  }
+
+  @Override
+  public void removeWorker(String clusterId) {
+    withClient(clusterId, c -> {
+      deployer.remove(clusterId, c);
+      c.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).delete();
+      c.rbac().clusterRoleBindings().withName(WorkerObjects.NAME).delete();
+      c.rbac().clusterRoles().withName(WorkerObjects.NAME).delete();
+      c.serviceAccounts().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.NAME).delete();
+      return null;
+    });
+  }
+
+  private static Object apply(KubernetesClient client, io.fabric8.kubernetes.api.model.HasMetadata object) {
+    return client.resource(object).fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+}

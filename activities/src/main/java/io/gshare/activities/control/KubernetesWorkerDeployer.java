@@ -1,0 +1,27 @@
+package io.gshare.activities.control;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.WorkerObjects;
+
+/** The production deployer: a one-replica Deployment in gshare-system, server-side applied. */
+public final class KubernetesWorkerDeployer implements WorkerDeployer {
+
+  private final WorkerObjects.Settings settings;
+
+  public KubernetesWorkerDeployer(WorkerObjects.Settings settings) {
+    this.settings = settings;
+  }
+
+  @Override
+  public String ensureRunning(String clusterId, KubernetesClient cluster) {
+    cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE)
+        .resource(WorkerObjects.deployment(clusterId, settings))
+        .fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply();
+    return "Deployment " + WorkerObjects.NAMESPACE + "/" + WorkerObjects.NAME + " (" + settings.image() + ")";
+  }
+
+  @Override
+  public void remove(String clusterId, KubernetesClient cluster) {
+    cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.NAME).delete();
+  }
+}

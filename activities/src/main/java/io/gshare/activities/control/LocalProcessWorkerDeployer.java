@@ -1,0 +1,156 @@
+package io.gshare.activities.control;
+
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.WorkerObjects;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dev runtime's deployer: the cluster-worker jar as a local process, configured as the Deployment
+ * configures the pod: its Kubernetes connection from the cluster's kubeconfig (server and token, in
+ * the service-account style) and its operator token copied from the cluster's
+ * gshare-operator-internal-jwt Secret to a file, as the kubelet mounts it. One process per cluster.
+ */
+public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(LocalProcessWorkerDeployer.class);
+
+  /**
+   * @param stateDir per-cluster files (tokens) live under it
+   * @param logDir where worker output goes; null inherits the api's
+   */
+  public record Settings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
+      String controlPlaneUrl, int inventoryIntervalSeconds) {}
+
+  private final Settings settings;
+  private final Map<String, Process> running = new ConcurrentHashMap<>();
+
+  public LocalProcessWorkerDeployer(Settings settings) {
+    this.settings = settings;
+  }
+
+  @Override
+  public synchronized String ensureRunning(String clusterId, KubernetesClient cluster) {
+    Path dir = settings.stateDir().resolve(clusterId);
+    // Refresh the mounted files on every call, so a re-attach also delivers a rotated token.
+    writeSecretFile(dir.resolve(WorkerObjects.TOKEN_KEY), operatorToken(cluster));
+    String kubeToken = cluster.getConfiguration().getAutoOAuthToken() != null
+        ? cluster.getConfiguration().getAutoOAuthToken() : cluster.getConfiguration().getOauthToken();
+    writeSecretFile(dir.resolve("serviceaccount-token"), kubeToken == null ? "" : kubeToken);
+
+    Process current = running.get(clusterId);
+    if (current != null && current.isAlive()) {
+      return "local process " + current.pid() + " (already running)";
+    }
+    List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx384m", "-XX:TieredStopAtLevel=1",
+        "-jar", settings.jar().toAbsolutePath().toString()));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    Map<String, String> env = builder.environment();
+    env.put("GSHARE_CLUSTER_ID", clusterId);
+    env.put("GSHARE_TEMPORAL_ADDRESS", settings.temporalAddress());
+    env.put("GSHARE_TEMPORAL_NAMESPACE", settings.temporalNamespace());
+    env.put("GSHARE_CONTROL_PLANE_URL", settings.controlPlaneUrl());
+    env.put("GSHARE_TOKEN_FILE", dir.resolve(WorkerObjects.TOKEN_KEY).toString());
+    env.put("GSHARE_INVENTORY_INTERVAL", String.valueOf(settings.inventoryIntervalSeconds()));
+    env.put("KUBERNETES_MASTER", cluster.getConfiguration().getMasterUrl());
+    env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir.resolve("serviceaccount-token").toString());
+    env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+    env.put("KUBERNETES_NAMESPACE", WorkerObjects.NAMESPACE);
+    try {
+      if (settings.logDir() == null) {
+        builder.inheritIO();
+      } else {
+        Files.createDirectories(settings.logDir());
+        builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
+            settings.logDir().resolve("cluster-worker-" + clusterId + ".log").toFile()));
+      }
+      Process process = builder.start();
+      running.put(clusterId, process);
+      log.info("started the cluster-worker of {} as local process {}", clusterId, process.pid());
+      return "local process " + process.pid();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start the cluster-worker from " + settings.jar(), e);
+    }
+  }
+
+  @Override
+  public synchronized void remove(String clusterId, KubernetesClient cluster) {
+    Process process = running.remove(clusterId);
+    if (process != null) {
+      stop(process);
+    }
+  }
+
+  /** The process serving {@code clusterId}, for tests that crash it. */
+  public Process process(String clusterId) {
+    return running.get(clusterId);
+  }
+
+  @Override
+  public synchronized void close() {
+    running.values().forEach(LocalProcessWorkerDeployer::stop);
+    running.clear();
+  }
+
+  private static void stop(Process process) {
+    process.destroy();
+    try {
+      if (!process.waitFor(15, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String operatorToken(KubernetesClient cluster) {
+    Secret secret = cluster.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get();
+    if (secret == null) {
+      throw new IllegalStateException("Secret " + WorkerObjects.NAMESPACE + "/" + WorkerObjects.TOKEN_SECRET
+          + " does not exist yet: install the operator token first");
+    }
+    if (secret.getData() != null && secret.getData().containsKey(WorkerObjects.TOKEN_KEY)) {
+      return new String(Base64.getDecoder().decode(secret.getData().get(WorkerObjects.TOKEN_KEY)), StandardCharsets.UTF_8);
+    }
+    if (secret.getStringData() != null && secret.getStringData().containsKey(WorkerObjects.TOKEN_KEY)) {
+      return secret.getStringData().get(WorkerObjects.TOKEN_KEY);
+    }
+    throw new IllegalStateException("Secret " + WorkerObjects.TOKEN_SECRET + " has no key " + WorkerObjects.TOKEN_KEY);
+  }
+
+  private static void writeSecretFile(Path file, String value) {
+    try {
+      Files.createDirectories(file.getParent());
+      Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
+      try {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException ignored) {
+        // not a POSIX file system
+      }
+      Files.writeString(tmp, value);
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write " + file, e);
+    }
+  }
+
+  private static String javaExecutable() {
+    return ProcessHandle.current().info().command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+  }
+}

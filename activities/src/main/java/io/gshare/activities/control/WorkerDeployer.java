@@ -1,0 +1,16 @@
+package io.gshare.activities.control;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * Runs a cluster's worker: a Deployment in the cluster in production, a local process in the dev
+ * runtime; the attach workflow calls both through this one interface.
+ */
+public interface WorkerDeployer {
+
+  /** Makes sure one worker runs for the cluster (starting one only when none does); says what runs. */
+  String ensureRunning(String clusterId, KubernetesClient cluster);
+
+  /** Stops and removes the cluster's worker; nothing happens when none runs. */
+  void remove(String clusterId, KubernetesClient cluster);
+}

@@ -1,0 +1,113 @@
+package io.gshare.activities.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.sim.SimulatedCluster;
+import io.gshare.workflows.cluster.ClusterDescription;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What attach and detach do to a cluster, against the simulator's apiserver. */
+class ClusterRemoteActivitiesImplMockTest {
+
+  @TempDir Path dir;
+  private SimulatedCluster cluster;
+  private KubernetesClient observer;
+  private ClusterRemoteActivitiesImpl activities;
+  private final AtomicInteger signed = new AtomicInteger();
+
+  @BeforeEach
+  void start() throws Exception {
+    cluster = SimulatedCluster.start(SimulatedCluster.defaultSeed(), SimulatedCluster.Options.defaults());
+    observer = cluster.newClient();
+    String kubeconfig = Files.readString(cluster.writeKubeconfig(dir.resolve("kubeconfig")));
+    WorkerObjects.Settings settings = new WorkerObjects.Settings("registry.example.com/gshare/cluster-worker:1.0",
+        "IfNotPresent", "temporal.example.com:7233", "default", "https://gshare.example.com", 15);
+    activities = new ClusterRemoteActivitiesImpl(
+        id -> kubeconfig, id -> "token-" + signed.incrementAndGet() + "-for-" + id, new KubernetesWorkerDeployer(settings));
+  }
+
+  @AfterEach
+  void stop() {
+    observer.close();
+    cluster.close();
+  }
+
+  @Test
+  void probesAndChecksTheRuntimeFromTheControlPlane() {
+    assertThat(activities.probeApiserver("clu_a")).startsWith("v1.36.0");
+    ClusterDescription d = activities.checkRuntime("clu_a");
+    assertThat(d.runtimeClassNvidia()).isTrue();
+    assertThat(d.gpuCount()).isEqualTo(12);
+  }
+
+  @Test
+  void installsTheWorkerIdempotently() {
+    for (int run = 0; run < 2; run++) {
+      activities.prepareNamespace("clu_a");
+      activities.installOperatorToken("clu_a");
+      activities.deployWorker("clu_a");
+    }
+
+    assertThat(observer.namespaces().withName("gshare-system").get().getMetadata().getLabels())
+        .containsEntry("app.kubernetes.io/managed-by", "gshare").containsEntry("gshare.io/cluster-id", "clu_a");
+    assertThat(observer.serviceAccounts().inNamespace("gshare-system").withName("gshare-cluster-worker").get()).isNotNull();
+    assertThat(observer.rbac().clusterRoleBindings().withName("gshare-cluster-worker").get().getSubjects())
+        .singleElement().satisfies(s -> assertThat(s.getNamespace()).isEqualTo("gshare-system"));
+    assertThat(observer.secrets().inNamespace("gshare-system").withName("gshare-operator-internal-jwt").get()
+        .getStringData()).containsEntry("internal-jwt", "token-2-for-clu_a");
+    assertThat(observer.apps().deployments().inNamespace("gshare-system").list().getItems()).hasSize(1);
+
+    Deployment worker = observer.apps().deployments().inNamespace("gshare-system").withName("gshare-cluster-worker").get();
+    var container = worker.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getImage()).isEqualTo("registry.example.com/gshare/cluster-worker:1.0");
+    assertThat(container.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("GSHARE_CLUSTER_ID");
+      assertThat(e.getValue()).isEqualTo("clu_a");
+    });
+    assertThat(container.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/var/run/secrets/gshare"));
+    assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(worker.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("gshare-cluster-worker");
+  }
+
+  @Test
+  void removesTheWorkerAndItsSecret() {
+    activities.prepareNamespace("clu_a");
+    activities.installOperatorToken("clu_a");
+    activities.deployWorker("clu_a");
+
+    activities.removeWorker("clu_a");
+    activities.removeWorker("clu_a"); // nothing left to remove: no error
+
+    assertThat(observer.apps().deployments().inNamespace("gshare-system").withName("gshare-cluster-worker").get()).isNull();
+    assertThat(observer.secrets().inNamespace("gshare-system").withName("gshare-operator-internal-jwt").get()).isNull();
+    assertThat(observer.rbac().clusterRoles().withName("gshare-cluster-worker").get()).isNull();
+  }
+
+  @Test
+  void anUnreachableApiserverFailsFastInsteadOfRetryingInside() {
+    String dead = """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: x, cluster: {server: "http://127.0.0.1:1"}}]
+        contexts: [{name: x, context: {cluster: x, user: x}}]
+        current-context: x
+        users: [{name: x, user: {token: t}}]
+        """;
+    ClusterRemoteActivitiesImpl unreachable = new ClusterRemoteActivitiesImpl(id -> dead, id -> "t", null);
+    assertThatThrownBy(() -> unreachable.probeApiserver("clu_x")).isInstanceOf(RuntimeException.class);
+    try (KubernetesClient client = unreachable.client("clu_x")) {
+      assertThat(client.getConfiguration().getRequestRetryBackoffLimit()).isZero();
+      assertThat(client.getConfiguration().getConnectionTimeout()).isEqualTo(5_000);
+    }
+  }
+}
