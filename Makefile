@@ -2,6 +2,7 @@
 SHELL := /bin/bash
 MVN ?= mvn -B -ntp
 DEV_ARGS ?=
+CLUSTERS ?= 1
 
 .PHONY: help build dev test test-java test-shell tools clean
 
@@ -11,8 +12,8 @@ help: ## list the targets
 build: ## build every module's jars, skipping tests
 	$(MVN) -q -DskipTests package
 
-dev: build ## build, then start gShare with everything embedded (Ctrl-C stops it); DEV_ARGS="--help" lists options
-	java -jar dev-runtime/target/gshare-dev.jar $(DEV_ARGS)
+dev: build ## build, then start gShare with everything embedded (Ctrl-C stops it); CLUSTERS=2 attaches two simulated clusters; DEV_ARGS="--help" lists options
+	java -jar dev-runtime/target/gshare-dev.jar --clusters $(CLUSTERS) $(DEV_ARGS)
 
 tools: ## install kubectl and helm into .tools/bin (tests use them)
 	hack/tools.sh

@@ -42,7 +42,9 @@ class MigrationIT {
 
   @Test
   void migratesToTheLatestVersionWithNothingPending() {
-    assertThat(flyway.info().current().getVersion().getVersion()).isEqualTo("2");
+    var all = flyway.info().all();
+    assertThat(all.length).isGreaterThanOrEqualTo(3);
+    assertThat(flyway.info().current().getVersion()).isEqualTo(all[all.length - 1].getVersion());
     assertThat(flyway.info().pending()).isEmpty();
   }
 

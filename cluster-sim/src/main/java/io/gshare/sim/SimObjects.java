@@ -38,12 +38,15 @@ public final class SimObjects {
     return "NVIDIA-" + nvmlModel;
   }
 
-  /** Stable across restarts, so a dev runtime that keeps its database sees the same cards. */
-  public static String gpuUuid(String nodeName, int index) {
-    return "GPU-" + UUID.nameUUIDFromBytes((nodeName + "/" + index).getBytes(StandardCharsets.UTF_8));
+  /**
+   * Stable across restarts, so a dev runtime that keeps its database sees the same cards, and unique
+   * per simulated cluster, as real GPU uuids are worldwide.
+   */
+  public static String gpuUuid(String clusterName, String nodeName, int index) {
+    return "GPU-" + UUID.nameUUIDFromBytes((clusterName + "/" + nodeName + "/" + index).getBytes(StandardCharsets.UTF_8));
   }
 
-  public static Node node(SimSeed.NodeSpec spec, int ordinal, String kubernetesVersion, Instant now) {
+  public static Node node(String clusterName, SimSeed.NodeSpec spec, int ordinal, String kubernetesVersion, Instant now) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put(SimLabels.HOSTNAME, spec.name());
     labels.put("kubernetes.io/os", "linux");
@@ -68,7 +71,7 @@ public final class SimObjects {
     if (spec.hasGpus()) {
       SimSeed.GpuSpec gpus = spec.gpus();
       int split = gpus.splitCountFor(spec.gpuMode());
-      annotations.put(SimLabels.HAMI_REGISTER, hamiRegister(spec.name(), gpus, split));
+      annotations.put(SimLabels.HAMI_REGISTER, hamiRegister(clusterName, spec.name(), gpus, split));
       annotations.put(SimLabels.HAMI_HANDSHAKE, "Reported " + now);
       capacity.put("nvidia.com/gpu", new Quantity(String.valueOf((long) gpus.count() * split)));
       capacity.put("nvidia.com/gpumem", new Quantity(String.valueOf(gpus.count() * gpus.memoryMib())));
@@ -135,11 +138,11 @@ public final class SimObjects {
   }
 
   /** The v2.8+ JSON encoding of {@code hami.io/node-nvidia-register}. */
-  static String hamiRegister(String nodeName, SimSeed.GpuSpec gpus, int splitCount) {
+  static String hamiRegister(String clusterName, String nodeName, SimSeed.GpuSpec gpus, int splitCount) {
     List<String> devices = new ArrayList<>();
     for (int i = 0; i < gpus.count(); i++) {
       devices.add(
-          "{\"id\":\"" + gpuUuid(nodeName, i) + "\",\"index\":" + i + ",\"count\":" + splitCount
+          "{\"id\":\"" + gpuUuid(clusterName, nodeName, i) + "\",\"index\":" + i + ",\"count\":" + splitCount
               + ",\"devmem\":" + gpus.memoryMib() + ",\"devcore\":100,\"type\":\"" + hamiType(gpus.model())
               + "\",\"numa\":" + (i < gpus.count() / 2 ? 0 : 1) + ",\"mode\":\"hami-core\",\"health\":true}");
     }

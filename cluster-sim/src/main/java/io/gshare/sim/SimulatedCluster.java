@@ -52,22 +52,29 @@ public final class SimulatedCluster implements AutoCloseable {
   public static final String TOKEN = "gshare-simulator-token";
 
   /**
+   * @param name the simulated cluster's name, part of its GPU uuids
    * @param port 0 picks a free port
    * @param tick how often the kubelet simulator looks at pods and nodes
    * @param podStartDelay how long a bound pod stays Pending before it runs (an image pull, say)
    */
-  public record Options(String host, int port, Duration tick, Duration podStartDelay) {
+  public record Options(String name, String host, int port, Duration tick, Duration podStartDelay) {
 
     public static Options defaults() {
-      return new Options("127.0.0.1", 0, Duration.ofMillis(250), Duration.ofMillis(500));
+      return new Options("sim", "127.0.0.1", 0, Duration.ofMillis(250), Duration.ofMillis(500));
     }
 
     public Options withPort(int newPort) {
-      return new Options(host, newPort, tick, podStartDelay);
+      return new Options(name, host, newPort, tick, podStartDelay);
+    }
+
+    /** The cluster's name: GPU uuids derive from it, so two simulators never share a card. */
+    public Options withName(String newName) {
+      return new Options(newName, host, port, tick, podStartDelay);
     }
   }
 
   private final SimSeed seed;
+  private final String name;
   private final KubernetesMockServer server;
   private final ObjectStore store;
   private final KubeletSimulator kubelet;
@@ -85,6 +92,7 @@ public final class SimulatedCluster implements AutoCloseable {
 
   private SimulatedCluster(SimSeed seed, Options options) {
     this.seed = seed;
+    this.name = options.name();
     KubernetesSerialization serialization = new KubernetesSerialization();
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     KubernetesMixedDispatcher crud = new KubernetesMixedDispatcher(responses);
@@ -198,7 +206,7 @@ public final class SimulatedCluster implements AutoCloseable {
 
   /** Adds a node as the bootstrap's join + label steps would; false when it already exists. */
   public boolean addNode(SimSeed.NodeSpec spec) {
-    Node node = SimObjects.node(spec, nodeOrdinal.getAndIncrement(), seed.kubernetesVersion(), clock.instant());
+    Node node = SimObjects.node(name, spec, nodeOrdinal.getAndIncrement(), seed.kubernetesVersion(), clock.instant());
     boolean created = store.create("/api/v1/nodes", node);
     if (created) {
       log.info("simulated node {} joined ({} GPUs)", spec.name(), spec.hasGpus() ? spec.gpus().count() : 0);

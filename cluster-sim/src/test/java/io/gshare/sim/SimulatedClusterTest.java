@@ -27,7 +27,7 @@ class SimulatedClusterTest {
   static void start() {
     cluster = SimulatedCluster.start(
         SimulatedCluster.defaultSeed(),
-        new SimulatedCluster.Options("127.0.0.1", 0, Duration.ofMillis(50), Duration.ofMillis(100)));
+        new SimulatedCluster.Options("sim", "127.0.0.1", 0, Duration.ofMillis(50), Duration.ofMillis(100)));
     client = cluster.newClient();
   }
 

@@ -27,7 +27,7 @@ final class InventoryReporter implements AutoCloseable {
   record GpuReport(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount, boolean healthy) {}
 
   record NodeReport(String hostname, boolean ready, boolean schedulable, String gpuMode, boolean losslessPause,
-      Map<String, String> labels, List<GpuReport> gpus) {}
+      Map<String, String> labels, Map<String, String> capacity, List<GpuReport> gpus) {}
 
   record Report(String clusterId, String apiserverVersion, List<NodeReport> nodes) {}
 
@@ -96,9 +96,22 @@ final class InventoryReporter implements AutoCloseable {
             g.coresPercent() <= 0 ? 100 : Math.min(g.coresPercent(), 100), Math.max(g.splitCount(), 1), g.healthy()));
       }
       nodes.add(new NodeReport(node.name(), node.ready(), node.schedulable(), node.gpuMode(), node.losslessPause(),
-          relevantLabels(inventory.nodeObjects().get(i)), gpus));
+          relevantLabels(inventory.nodeObjects().get(i)), capacity(inventory.nodeObjects().get(i)), gpus));
     }
     return new Report(clusterId, inventory.serverVersion(), nodes);
+  }
+
+  /** Allocatable GPU resources as HAMi advertises them, plus cpu and memory. */
+  private static Map<String, String> capacity(Node node) {
+    Map<String, String> capacity = new LinkedHashMap<>();
+    if (node.getStatus() != null && node.getStatus().getAllocatable() != null) {
+      node.getStatus().getAllocatable().forEach((resource, quantity) -> {
+        if (resource.startsWith("nvidia.com/") || resource.equals("cpu") || resource.equals("memory")) {
+          capacity.put(resource, quantity.toString());
+        }
+      });
+    }
+    return capacity;
   }
 
   /** Only the labels gShare acts on; the rest of a node's labels are the cluster's business. */
@@ -106,7 +119,7 @@ final class InventoryReporter implements AutoCloseable {
     Map<String, String> labels = new LinkedHashMap<>();
     if (node.getMetadata().getLabels() != null) {
       node.getMetadata().getLabels().forEach((key, value) -> {
-        if (key.equals("gpu") || key.startsWith("gshare.io/") || key.startsWith("node-role.kubernetes.io/")
+        if (key.equals("gpu") || key.startsWith("gshare.io/") || key.equals("kubernetes.io/hostname") || key.startsWith("node-role.kubernetes.io/")
             || key.startsWith("nvidia.com/")) {
           labels.put(key, value);
         }

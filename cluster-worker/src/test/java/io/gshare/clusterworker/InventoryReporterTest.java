@@ -36,6 +36,7 @@ class InventoryReporterTest {
       // Only the labels gShare acts on travel; the cluster's own labels stay home.
       assertThat(gpuNode.labels()).containsEntry("gpu", "on").containsEntry("gshare.io/criu", "ready")
           .doesNotContainKey("team").doesNotContainKey("kubernetes.io/os");
+      assertThat(gpuNode.capacity()).containsEntry("nvidia.com/gpu", "20").containsEntry("nvidia.com/gpumem", "81920");
     }
   }
 }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimulatedCluster;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,9 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -25,18 +24,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * gShare with everything embedded: PostgreSQL, the Temporal dev server, a simulated GPU cluster, the
- * api with its control worker, and one cluster-worker for the simulated cluster. The api and the
- * cluster-worker run as the same jars and processes as in production; only what they connect to is
- * local. Closing stops everything in reverse order.
+ * gShare with everything embedded: PostgreSQL, the Temporal dev server, one or more simulated GPU
+ * clusters, and the api with its control worker. Each simulated cluster is registered through the
+ * public API and attached by the real attach workflow, which starts its cluster-worker as a local
+ * process. The api and the cluster-workers run as the same jars as in production; only what they
+ * connect to is local. Closing stops everything in reverse order.
  */
 public final class DevRuntime implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(DevRuntime.class);
 
-  public static final String SIM_CLUSTER_ID = "clu_sim";
-  public static final String SIM_CLUSTER_NAME = "sim";
-  public static final String SIM_SESSION_DOMAIN = "gshare.sim.example.com";
+  /** A simulated cluster and what the api calls it. */
+  public record AttachedCluster(String id, String name, String sessionDomain, SimulatedCluster simulator, Path kubeconfig) {}
 
   private final DevRuntimeOptions options;
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
@@ -44,14 +43,12 @@ public final class DevRuntime implements AutoCloseable {
   private final Path dataDir;
   private final ObjectMapper json = new ObjectMapper();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final Path stateFile = Path.of(".gshare-dev", "runtime.env").toAbsolutePath();
+  private final List<AttachedCluster> clusters = new ArrayList<>();
   private String dbUrl;
   private String temporalAddress;
-  private SimulatedCluster cluster;
-  private Path kubeconfig;
   private ChildProcess api;
-  private ChildProcess worker;
   private String adminToken;
-  private final Path stateFile = Path.of(".gshare-dev", "runtime.env").toAbsolutePath();
 
   private DevRuntime(DevRuntimeOptions options) throws IOException {
     this.options = options;
@@ -93,56 +90,99 @@ public final class DevRuntime implements AutoCloseable {
       log.info("Temporal: embedded dev server on {} (in memory: a restart forgets running workflows)", temporalAddress);
     }
 
-    SimSeed seed = options.seed() == null ? SimulatedCluster.defaultSeed() : SimulatedCluster.readSeed(options.seed());
-    cluster = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withPort(options.simulatorPort()));
-    started.push(cluster);
-    kubeconfig = cluster.writeKubeconfig(dataDir.resolve("sim.kubeconfig"));
-    Path serviceAccountToken = dataDir.resolve("sim-serviceaccount").resolve("token");
-    Files.createDirectories(serviceAccountToken.getParent());
-    Files.writeString(serviceAccountToken, SimulatedCluster.TOKEN);
-
     Path keyDir = dataDir.resolve("keys");
-    Path workerToken = dataDir.resolve("worker-secret").resolve("internal-jwt");
-    Files.deleteIfExists(workerToken);
     Files.deleteIfExists(adminTokenFile());
-    api = ChildProcess.startJar("api", options.apiJar(),
-        List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
-        List.of(
-            "--gshare.temporal.address=" + temporalAddress,
-            // The embedded server never hands a sticky task back: without this a killed worker strands workflows.
-            "--gshare.temporal.sticky-schedule-to-start=0s",
-            "--gshare.temporal.workflow-cache-size=0",
-            "--gshare.dev.simulated-cluster.id=" + SIM_CLUSTER_ID,
-            "--gshare.dev.simulated-cluster.name=" + SIM_CLUSTER_NAME,
-            "--gshare.dev.simulated-cluster.session-domain=" + SIM_SESSION_DOMAIN,
-            // The attach workflow writes this Secret in a real cluster; the worker reads it the same way.
-            "--gshare.dev.simulated-cluster.token-file=" + workerToken,
-            "--gshare.dev.admin-token-file=" + adminTokenFile(),
-            "--gshare.security.key-dir=" + keyDir,
-            "--server.address=127.0.0.1",
-            "--server.port=" + options.httpPort()),
+    List<String> args = new ArrayList<>(List.of(
+        "--gshare.temporal.address=" + temporalAddress,
+        // The embedded server never hands a sticky task back: without this a killed worker strands workflows.
+        "--gshare.temporal.sticky-schedule-to-start=0s",
+        "--gshare.temporal.workflow-cache-size=0",
+        "--gshare.dev.admin-token-file=" + adminTokenFile(),
+        // Simulated clusters listen on 127.0.0.1: the one place a loopback kubeconfig is allowed.
+        "--gshare.dev.allow-loopback-kubeconfig=true",
+        "--gshare.security.key-dir=" + keyDir,
+        // Attach starts each cluster's worker as a local process from the production jar.
+        "--gshare.cluster-worker.deploy=local-process",
+        "--gshare.cluster-worker.local.jar=" + options.workerJar().toAbsolutePath(),
+        "--gshare.cluster-worker.local.state-dir=" + dataDir.resolve("workers"),
+        "--gshare.cluster-worker.control-plane-url=" + apiUrl(),
+        "--gshare.cluster-worker.inventory-interval-seconds=5",
+        "--server.address=127.0.0.1",
+        "--server.port=" + options.httpPort()));
+    if (options.logDir() != null) {
+      args.add("--gshare.cluster-worker.local.log-dir=" + options.logDir().toAbsolutePath());
+    }
+    api = ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"), args,
         Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD", options.dbPassword()),
         options.logDir());
     started.push(api);
     awaitApi(Duration.ofSeconds(180));
-    awaitFile(workerToken, Duration.ofSeconds(60));
     awaitFile(adminTokenFile(), Duration.ofSeconds(60));
     adminToken = Files.readString(adminTokenFile()).trim();
 
-    // The cluster-worker configures its Kubernetes client as it would in a pod (service-account token
-    // file), pointed at the simulator instead of the in-cluster service.
-    Map<String, String> workerEnv = new LinkedHashMap<>();
-    workerEnv.put("GSHARE_CLUSTER_ID", SIM_CLUSTER_ID);
-    workerEnv.put("GSHARE_TEMPORAL_ADDRESS", temporalAddress);
-    workerEnv.put("KUBERNETES_MASTER", cluster.url());
-    workerEnv.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", serviceAccountToken.toString());
-    workerEnv.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
-    workerEnv.put("KUBERNETES_NAMESPACE", "gshare-system");
-    workerEnv.put("GSHARE_CONTROL_PLANE_URL", apiUrl());
-    workerEnv.put("GSHARE_TOKEN_FILE", workerToken.toString());
-    workerEnv.put("GSHARE_INVENTORY_INTERVAL", "5");
-    worker = startWorker(workerEnv);
+    SimSeed seed = options.seed() == null ? SimulatedCluster.defaultSeed() : SimulatedCluster.readSeed(options.seed());
+    for (int i = 1; i <= options.clusters(); i++) {
+      String name = i == 1 ? "sim" : "sim-" + i;
+      SimulatedCluster simulator = SimulatedCluster.start(seed,
+          SimulatedCluster.Options.defaults().withName(name).withPort(options.simulatorPort() + i - 1));
+      started.push(simulator);
+      Path kubeconfig = simulator.writeKubeconfig(dataDir.resolve(name + ".kubeconfig"));
+      String domain = "gshare." + name + ".example.com";
+      clusters.add(new AttachedCluster(attach(name, Files.readString(kubeconfig), domain), name, domain, simulator, kubeconfig));
+    }
     writeStateFile(keyDir);
+  }
+
+  /**
+   * Registers the simulated cluster through the API (or attaches it again when a kept data directory
+   * already knows it) and waits for the attach workflow to finish; returns its id.
+   */
+  private String attach(String name, String kubeconfig, String domain) throws IOException {
+    JsonNode existing = null;
+    for (JsonNode cluster : call("GET", "/api/v1/clusters", null).path("items")) {
+      if (cluster.path("name").asText().equals(name)) {
+        existing = cluster;
+      }
+    }
+    JsonNode accepted = existing == null
+        ? call("POST", "/api/v1/clusters", json.writeValueAsString(
+            Map.of("name", name, "kubeconfig", kubeconfig, "session_domain", domain)))
+        : call("POST", "/api/v1/clusters/" + existing.path("id").asText() + "/attach", "{}");
+    String id = accepted.at("/cluster/id").asText();
+    String operation = accepted.at("/operation/id").asText();
+    log.info("attaching simulated cluster {} as {} (operation {})", name, id, operation);
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(240));
+    while (Instant.now().isBefore(deadline)) {
+      JsonNode state = call("GET", "/api/v1/operations/" + operation, null);
+      switch (state.path("status").asText()) {
+        case "completed":
+          return id;
+        case "failed":
+          throw new IllegalStateException("attaching " + name + " failed: " + state.path("error").asText());
+        default:
+          sleep(Duration.ofSeconds(1));
+      }
+    }
+    throw new IllegalStateException("attaching " + name + " did not finish within 240s");
+  }
+
+  private JsonNode call(String method, String path, String body) throws IOException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl() + path))
+        .header("Authorization", "Bearer " + adminToken).timeout(Duration.ofSeconds(120))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    try {
+      HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() / 100 != 2) {
+        throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": " + response.body());
+      }
+      return json.readTree(response.body());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
@@ -160,7 +200,7 @@ public final class DevRuntime implements AutoCloseable {
         "GSHARE_DB_PASSWORD=" + options.dbPassword(),
         "GSHARE_SECURITY_KEY_DIR=" + keyDir,
         "GSHARE_TEMPORAL_ADDRESS=" + temporalAddress,
-        "GSHARE_SIM_KUBECONFIG=" + kubeconfig,
+        "GSHARE_SIM_KUBECONFIG=" + clusters.get(0).kubeconfig(),
         "GSHARE_API_JAR=" + options.apiJar().toAbsolutePath(),
         ""));
     started.push(() -> Files.deleteIfExists(stateFile));
@@ -178,18 +218,6 @@ public final class DevRuntime implements AutoCloseable {
       }
       sleep(Duration.ofMillis(200));
     }
-  }
-
-  /** A super admin's API token, for the banner and for tests. */
-  public String adminToken() {
-    return adminToken;
-  }
-
-  private ChildProcess startWorker(Map<String, String> env) {
-    ChildProcess process = ChildProcess.startJar("cluster-worker", options.workerJar(),
-        List.of("-Xmx384m", "-XX:TieredStopAtLevel=1"), List.of(), env, options.logDir());
-    started.push(process);
-    return process;
   }
 
   private void awaitApi(Duration timeout) {
@@ -216,35 +244,14 @@ public final class DevRuntime implements AutoCloseable {
     throw new IllegalStateException("the api did not answer /healthz within " + timeout.toSeconds() + "s");
   }
 
-  /**
-   * Runs the connection test of the simulated cluster until its worker answers, proving the round
-   * trip api → Temporal → cluster-worker → apiserver; returns the test's answer.
-   */
-  public JsonNode awaitClusterConnected(Duration timeout) {
-    Instant deadline = Instant.now().plus(timeout);
-    JsonNode last = null;
-    while (Instant.now().isBefore(deadline)) {
-      try {
-        HttpResponse<String> response = http.send(
-            HttpRequest.newBuilder(URI.create(apiUrl() + "/api/v1/clusters/" + SIM_CLUSTER_ID + "/connection-test"))
-                .header("Content-Type", "application/json").header("Authorization", "Bearer " + adminToken)
-                .timeout(Duration.ofSeconds(120))
-                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
-            HttpResponse.BodyHandlers.ofString());
-        last = json.readTree(response.body());
-        if (response.statusCode() == 200 && "connected".equals(last.path("status").asText())) {
-          return last;
-        }
-      } catch (IOException e) {
-        log.debug("connection test not answered yet: {}", e.toString());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-      sleep(Duration.ofSeconds(1));
-    }
-    throw new IllegalStateException("the simulated cluster did not connect within " + timeout.toSeconds()
-        + "s; last answer: " + last);
+  /** Runs the connection test of a cluster: the round trip api → Temporal → cluster-worker → apiserver. */
+  public JsonNode connectionTest(String clusterId) throws IOException {
+    return call("POST", "/api/v1/clusters/" + clusterId + "/connection-test", "{}");
+  }
+
+  /** A super admin's API token, for the banner and for tests. */
+  public String adminToken() {
+    return adminToken;
   }
 
   public String apiUrl() {
@@ -259,25 +266,17 @@ public final class DevRuntime implements AutoCloseable {
     return dbUrl;
   }
 
-  public Path kubeconfig() {
-    return kubeconfig;
-  }
-
   public Path dataDir() {
     return dataDir;
   }
 
-  public SimulatedCluster cluster() {
-    return cluster;
+  public List<AttachedCluster> clusters() {
+    return List.copyOf(clusters);
   }
 
-  /** The first child process that is no longer running, or null. */
+  /** The api process when it is no longer running, or null. */
   ChildProcess deadChild() {
-    return Stream.of(api, worker).filter(p -> p != null && !p.isAlive()).findFirst().orElse(null);
-  }
-
-  long workerPid() {
-    return worker.pid();
+    return Stream.of(api).filter(p -> p != null && !p.isAlive()).findFirst().orElse(null);
   }
 
   long apiPid() {

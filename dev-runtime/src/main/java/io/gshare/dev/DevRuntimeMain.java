@@ -33,7 +33,7 @@ public final class DevRuntimeMain {
     }, "gshare-dev-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdown);
 
-    JsonNode test = runtime.awaitClusterConnected(Duration.ofSeconds(120));
+    JsonNode test = runtime.connectionTest(runtime.clusters().get(0).id());
     System.out.println(banner(runtime, test));
 
     // A child that dies takes the runtime down: a half-running dev runtime only confuses.
@@ -50,23 +50,30 @@ public final class DevRuntimeMain {
 
   static String banner(DevRuntime runtime, JsonNode test) {
     String api = runtime.apiUrl();
+    StringBuilder clusters = new StringBuilder();
+    for (DevRuntime.AttachedCluster c : runtime.clusters()) {
+      clusters.append("""
+           cluster        %s (%s): Kubernetes API %s (simulator), sessions on %s
+                          kubeconfig %s
+          """.formatted(c.id(), c.name(), c.simulator().url(), c.sessionDomain(), c.kubeconfig()));
+    }
+    String first = runtime.clusters().get(0).id();
     return """
 
         ============================================================================
-         gShare dev runtime is up (SIMULATED GPU cluster: no real hardware)
+         gShare dev runtime is up (SIMULATED GPU clusters: no real hardware)
         ----------------------------------------------------------------------------
          api            %s   (health %s/healthz)
          Temporal       %s
          PostgreSQL     %s
-         Kubernetes     %s   (simulator; kubeconfig below)
-         kubeconfig     %s
          data           %s
-         cluster        %s: %s, %d GPUs, checks %s
+        %s first cluster's connection test: %s, %d GPUs, checks %s
         ----------------------------------------------------------------------------
          Try (a super admin's token; hack/bootstrap-superadmin.sh prints another):
            export TOKEN=$(cat %s)
            curl -s %s/healthz
            curl -s %s/api/v1/system -H "Authorization: Bearer $TOKEN"
+           curl -s %s/api/v1/clusters -H "Authorization: Bearer $TOKEN"
            curl -s -XPOST %s/api/v1/clusters/%s/connection-test -H "Authorization: Bearer $TOKEN" \\
                 -H 'Content-Type: application/json' -d '{}'
            curl -s %s/api/v1/nodes -H "Authorization: Bearer $TOKEN"
@@ -75,9 +82,9 @@ public final class DevRuntimeMain {
          Ctrl-C stops everything.
         ============================================================================
         """.formatted(
-            api, api, runtime.temporalAddress(), runtime.dbUrl(), runtime.cluster().url(), runtime.kubeconfig(),
-            runtime.dataDir(), DevRuntime.SIM_CLUSTER_ID, test.path("status").asText(),
-            test.path("gpu_count").asInt(), test.path("checks"), runtime.dataDir().resolve("admin.token"),
-            api, api, api, DevRuntime.SIM_CLUSTER_ID, api, api, runtime.kubeconfig());
+            api, api, runtime.temporalAddress(), runtime.dbUrl(), runtime.dataDir(), clusters,
+            test.path("status").asText(), test.path("gpu_count").asInt(), test.path("checks"),
+            runtime.dataDir().resolve("admin.token"), api, api, api, api, first, api, api,
+            runtime.clusters().get(0).kubeconfig());
   }
 }

@@ -24,6 +24,7 @@ public record DevRuntimeOptions(
     int temporalPort,
     int postgresPort,
     int simulatorPort,
+    int clusters,
     Path apiJar,
     Path workerJar,
     Path seed,
@@ -39,7 +40,8 @@ public record DevRuntimeOptions(
         --http-port N           the api (default 8080, env GSHARE_HTTP_PORT)
         --temporal-port N       the embedded Temporal gRPC port (default 7233)
         --postgres-port N       the embedded PostgreSQL port (default 55432; 0 picks a free one)
-        --simulator-port N      the simulated cluster's Kubernetes API (default 16443)
+        --simulator-port N      the first simulated cluster's Kubernetes API (default 16443; the next ones follow)
+        --clusters N            how many simulated clusters to attach, 1 to 9 (default 1; make dev CLUSTERS=2)
         --seed FILE             the simulated cluster's seed YAML (default: 8x H100, 4x A100, 1 CPU node)
         --api-jar FILE          default api/target/gshare-api.jar
         --worker-jar FILE       default cluster-worker/target/gshare-cluster-worker.jar
@@ -69,7 +71,7 @@ public record DevRuntimeOptions(
       flags.put(name, value);
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "temporal-port",
-        "postgres-port", "simulator-port", "seed", "api-jar", "worker-jar", "log-dir");
+        "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -85,6 +87,10 @@ public record DevRuntimeOptions(
     int temporalPort = port(flags.getOrDefault("temporal-port", "7233"), "temporal-port", problems);
     int postgres = port(flags.getOrDefault("postgres-port", "55432"), "postgres-port", problems);
     int simulator = port(flags.getOrDefault("simulator-port", "16443"), "simulator-port", problems);
+    int clusters = port(flags.getOrDefault("clusters", env.getOrDefault("GSHARE_DEV_CLUSTERS", "1")), "clusters", problems);
+    if (clusters < 1 || clusters > 9) {
+      problems.add("--clusters must be between 1 and 9");
+    }
     Path apiJar = Path.of(flags.getOrDefault("api-jar", "api/target/gshare-api.jar"));
     Path workerJar = Path.of(flags.getOrDefault("worker-jar", "cluster-worker/target/gshare-cluster-worker.jar"));
     Path seed = flags.containsKey("seed") ? Path.of(flags.get("seed")) : null;
@@ -98,7 +104,7 @@ public record DevRuntimeOptions(
     }
     return new DevRuntimeOptions(
         dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
-        env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, temporalPort, postgres, simulator,
+        env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, temporalPort, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null);
   }
 

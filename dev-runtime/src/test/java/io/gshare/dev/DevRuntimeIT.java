@@ -32,63 +32,80 @@ class DevRuntimeIT {
   private final ObjectMapper json = new ObjectMapper();
 
   @Test
-  void startsEverythingProvesTheRoundTripAndKeepsDataAcrossARestart(@TempDir Path dataDir) throws Exception {
+  void startsEverythingAttachesTwoClustersAndKeepsDataAcrossARestart(@TempDir Path dataDir) throws Exception {
     DevRuntimeOptions options = options(dataDir);
-    String createdAt;
+    Map<String, String> createdAt = new java.util.HashMap<>();
+    List<Long> workerPids = new java.util.ArrayList<>();
     long apiPid;
-    long workerPid;
     try (DevRuntime runtime = DevRuntime.start(options)) {
       assertThat(get(runtime, "/healthz", null).statusCode()).isEqualTo(200);
       String admin = runtime.adminToken();
       assertThat(get(runtime, "/api/v1/system", null).statusCode()).isEqualTo(401);
+      assertThat(runtime.clusters()).hasSize(2);
+      assertThat(runtime.clusters()).extracting(DevRuntime.AttachedCluster::id).doesNotHaveDuplicates();
 
-      JsonNode test = runtime.awaitClusterConnected(Duration.ofSeconds(120));
+      JsonNode test = runtime.connectionTest(runtime.clusters().get(0).id());
       assertThat(test.path("status").asText()).isEqualTo("connected");
       assertThat(test.path("simulated").asBoolean()).isTrue();
       assertThat(test.path("gpu_count").asInt()).isEqualTo(12);
       assertThat(test.path("checks").path("runtime_class_nvidia").asBoolean()).isTrue();
-      assertThat(test.path("checks").path("hami_device_plugin").asBoolean()).isTrue();
 
       JsonNode system = json.readTree(get(runtime, "/api/v1/system", admin).body());
       assertThat(system.at("/database/schema_version").asText()).isEqualTo(latestMigration());
       assertThat(system.at("/temporal/reachable").asBoolean()).isTrue();
-      JsonNode clusterQueue = system.at("/task_queues/1");
-      assertThat(clusterQueue.path("name").asText()).isEqualTo("gshare-cluster-clu_sim");
-      assertThat(clusterQueue.path("polled").asBoolean()).isTrue();
-      workerPid = runtime.workerPid();
-      // The poller is the cluster-worker process the runtime started, not something in this JVM.
-      assertThat(clusterQueue.at("/pollers/0/identity").asText()).startsWith(workerPid + "@");
       assertThat(system.at("/task_queues/0/polled").asBoolean()).isTrue();
-
-      // The worker reports its inventory with the operator token the api signed for it.
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-        JsonNode nodes = json.readTree(get(runtime, "/api/v1/nodes?cluster_id=clu_sim", admin).body()).get("items");
-        assertThat(nodes).hasSize(3);
-        int gpus = 0;
-        for (JsonNode node : nodes) {
-          assertThat(node.get("liveness").asText()).isEqualTo("ready");
-          gpus += node.get("gpus").size();
+      for (DevRuntime.AttachedCluster cluster : runtime.clusters()) {
+        JsonNode queue = null;
+        for (JsonNode q : system.get("task_queues")) {
+          if (q.path("name").asText().equals("gshare-cluster-" + cluster.id())) {
+            queue = q;
+          }
         }
-        assertThat(gpus).isEqualTo(12);
-      });
+        assertThat(queue).as(cluster.id()).isNotNull();
+        assertThat(queue.path("polled").asBoolean()).isTrue();
+        // The poller is a cluster-worker process the attach workflow started, not the api itself.
+        String identity = queue.at("/pollers/0/identity").asText();
+        assertThat(identity).endsWith("/" + cluster.id());
+        long pid = Long.parseLong(identity.substring(0, identity.indexOf('@')));
+        assertThat(pid).isNotEqualTo(runtime.apiPid());
+        workerPids.add(pid);
+
+        // Each worker reports its inventory with the operator token the attach workflow installed.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+          JsonNode nodes = json.readTree(get(runtime, "/api/v1/nodes?cluster_id=" + cluster.id(), admin).body()).get("items");
+          assertThat(nodes).hasSize(3);
+          int gpus = 0;
+          for (JsonNode node : nodes) {
+            assertThat(node.get("liveness").asText()).isEqualTo("ready");
+            gpus += node.get("gpus").size();
+          }
+          assertThat(gpus).isEqualTo(12);
+        });
+        JsonNode view = json.readTree(get(runtime, "/api/v1/clusters/" + cluster.id(), admin).body());
+        assertThat(view.path("session_domain").asText()).isEqualTo(cluster.sessionDomain());
+        createdAt.put(cluster.name(), view.path("created_at").asText());
+        assertThat(kubectl(cluster.kubeconfig(), "get", "nodes"))
+            .contains("sim-h100-0", "sim-a100-0", "sim-cpu-0").contains("Ready");
+      }
+      assertThat(workerPids).doesNotHaveDuplicates();
       assertThat(get(runtime, "/.well-known/gshare-internal-jwks.json", null).body()).startsWith("{\"keys\":[{\"alg\":\"RS256\"");
       assertThat(Path.of(".gshare-dev", "runtime.env")).content().contains("GSHARE_DB_URL=" + runtime.dbUrl());
-
-      assertThat(kubectl(runtime.kubeconfig(), "get", "nodes"))
-          .contains("sim-h100-0", "sim-a100-0", "sim-cpu-0").contains("Ready");
-
-      createdAt = json.readTree(get(runtime, "/api/v1/clusters/clu_sim", admin).body()).path("created_at").asText();
-      assertThat(createdAt).isNotBlank();
       apiPid = runtime.apiPid();
     }
-    assertThat(ProcessHandle.of(workerPid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
+    for (long pid : workerPids) {
+      assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
+    }
     assertThat(ProcessHandle.of(apiPid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
     assertThat(portIsFree(options.httpPort())).isTrue();
     assertThat(Path.of(".gshare-dev", "runtime.env")).doesNotExist();
 
-    try (DevRuntime again = DevRuntime.start(options(dataDir))) {
-      JsonNode cluster = json.readTree(get(again, "/api/v1/clusters/clu_sim", again.adminToken()).body());
-      assertThat(cluster.path("created_at").asText()).isEqualTo(createdAt);
+    // Same data directory: the clusters are known, attached again, and keep their history.
+    try (DevRuntime again = DevRuntime.start(options(dataDir, options))) {
+      for (DevRuntime.AttachedCluster cluster : again.clusters()) {
+        JsonNode view = json.readTree(get(again, "/api/v1/clusters/" + cluster.id(), again.adminToken()).body());
+        assertThat(view.path("created_at").asText()).isEqualTo(createdAt.get(cluster.name()));
+        assertThat(view.path("status").asText()).isEqualTo("connected");
+      }
     }
   }
 
@@ -112,12 +129,19 @@ class DevRuntimeIT {
   }
 
   private DevRuntimeOptions options(Path dataDir) {
+    return options(dataDir, null);
+  }
+
+  /** Fresh free ports, except the simulators' when {@code previous} is given: stored kubeconfigs name them. */
+  private DevRuntimeOptions options(Path dataDir, DevRuntimeOptions previous) {
+    int simulatorPort = previous != null ? previous.simulatorPort() : freePortPair();
     return DevRuntimeOptions.parse(new String[] {
         "--data-dir", dataDir.toString(),
+        "--clusters", "2",
         "--http-port", String.valueOf(freePort()),
         "--temporal-port", String.valueOf(freePort()),
         "--postgres-port", String.valueOf(freePort()),
-        "--simulator-port", String.valueOf(freePort()),
+        "--simulator-port", String.valueOf(simulatorPort),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
         "--log-dir", Path.of("target", "dev-runtime-it-logs").toAbsolutePath().toString()}, Map.of());
@@ -149,6 +173,17 @@ class DevRuntimeIT {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** A free port whose successor is free too (two simulators listen side by side). */
+  private static int freePortPair() {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int port = freePort();
+      if (port < 65535 && portIsFree(port + 1)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no two adjacent free ports");
   }
 
   private static boolean portIsFree(int port) {

@@ -32,9 +32,10 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
   /**
    * @param stateDir per-cluster files (tokens) live under it
    * @param logDir where worker output goes; null inherits the api's
+   * @param controlPlaneUrl asked when a worker starts: the api's own port is known only once it listens
    */
   public record Settings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
-      String controlPlaneUrl, int inventoryIntervalSeconds) {}
+      java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds) {}
 
   private final Settings settings;
   private final Map<String, Process> running = new ConcurrentHashMap<>();
@@ -63,7 +64,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     env.put("GSHARE_CLUSTER_ID", clusterId);
     env.put("GSHARE_TEMPORAL_ADDRESS", settings.temporalAddress());
     env.put("GSHARE_TEMPORAL_NAMESPACE", settings.temporalNamespace());
-    env.put("GSHARE_CONTROL_PLANE_URL", settings.controlPlaneUrl());
+    env.put("GSHARE_CONTROL_PLANE_URL", settings.controlPlaneUrl().get());
     env.put("GSHARE_TOKEN_FILE", dir.resolve(WorkerObjects.TOKEN_KEY).toString());
     env.put("GSHARE_INVENTORY_INTERVAL", String.valueOf(settings.inventoryIntervalSeconds()));
     env.put("KUBERNETES_MASTER", cluster.getConfiguration().getMasterUrl());

@@ -55,6 +55,16 @@ public class AuditLog {
     log.info("access denied: {} on {} {}: {}", actor, objectKind, objectId, reason);
   }
 
+  /** An event operators must see (e.g. node.offline); the system is the actor. */
+  public void alert(String action, String objectKind, String objectId, String reason) {
+    jdbc.sql("""
+        insert into audit_events (actor, action, object_kind, object_id, outcome, reason)
+        values ('system', :action, :kind, :id, 'failure', :reason)
+        """)
+        .param("action", action).param("kind", objectKind).param("id", objectId).param("reason", reason)
+        .update();
+  }
+
   private static String nullToDash(String s) {
     return s == null ? "-" : s;
   }

@@ -14,6 +14,8 @@ public record Cluster(
     String apiserverVersion,
     Instant workerLastSeenAt,
     int nodeCount,
+    int offlineNodes,
     int gpuCount,
     Instant createdAt,
-    Instant updatedAt) {}
+    Instant updatedAt,
+    Instant detachedAt) {}

@@ -9,13 +9,21 @@ import io.gshare.workflows.cluster.GpuDeviceInfo;
 import io.gshare.workflows.cluster.NodeInfo;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Size;
 import java.util.List;
 import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
@@ -24,29 +32,74 @@ import org.springframework.web.bind.annotation.RestController;
 class ClusterController {
 
   private final ClusterRepository clusters;
+  private final ClusterService service;
   private final ConnectionTestService connectionTests;
   private final Access access;
 
-  ClusterController(ClusterRepository clusters, ConnectionTestService connectionTests, Access access) {
+  ClusterController(ClusterRepository clusters, ClusterService service, ConnectionTestService connectionTests,
+      Access access) {
     this.clusters = clusters;
+    this.service = service;
     this.connectionTests = connectionTests;
     this.access = access;
   }
 
   record ClusterList(List<Cluster> items) {}
 
+  record NewCluster(@NotBlank @Size(max = 63) String name, @NotBlank @Size(max = 256 * 1024) String kubeconfig,
+      @Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode, Map<String, Object> storage) {}
+
+  record ClusterChange(@Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode) {}
+
+  record OperationRef(String id, String href) {}
+
+  record Accepted(Cluster cluster, OperationRef operation) {}
+
+  @PostMapping
+  @ResponseStatus(HttpStatus.ACCEPTED)
+  @Operation(summary = "Register a cluster and start its attach workflow (admins); follow the operation")
+  Accepted register(Caller.User caller, @Valid @RequestBody NewCluster body) {
+    return accepted(service.register(caller, body.name(), body.kubeconfig(), body.sessionDomain(), body.ingressNode(),
+        body.storage()));
+  }
+
   @GetMapping
-  @Operation(summary = "List registered clusters")
-  ClusterList list(Caller.User caller) {
+  @Operation(summary = "List registered clusters (admins); detached ones with include_detached=true")
+  ClusterList list(Caller.User caller, @RequestParam(name = "include_detached", defaultValue = "false") boolean all) {
     access.requireAdmin(caller, "cluster", null);
-    return new ClusterList(clusters.findAll());
+    return new ClusterList(clusters.findAll(all));
   }
 
   @GetMapping("/{id}")
-  @Operation(summary = "One cluster: status, session domain, worker last seen, node and GPU counts")
+  @Operation(summary = "One cluster: status, why, session domain, worker last seen, node, offline node and GPU counts")
   Cluster get(Caller.User caller, @PathVariable String id) {
     access.requireAdmin(caller, "cluster", id);
     return clusters.findById(id).orElseThrow(() -> GshareException.notFound("cluster", id));
+  }
+
+  @PatchMapping("/{id}")
+  @Operation(summary = "Change a cluster's session_domain or ingress node (admins)")
+  Cluster update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ClusterChange body) {
+    return service.update(caller, id, body.sessionDomain(), body.ingressNode());
+  }
+
+  @PostMapping("/{id}/attach")
+  @ResponseStatus(HttpStatus.ACCEPTED)
+  @Operation(summary = "Attach again (admins): converges a cluster whose attach failed or whose worker is gone")
+  Accepted reattach(Caller.User caller, @PathVariable String id) {
+    return accepted(service.reattach(caller, id));
+  }
+
+  @DeleteMapping("/{id}")
+  @ResponseStatus(HttpStatus.ACCEPTED)
+  @Operation(summary = "Detach a cluster (admins); refused with 409 while sessions run or GPUs are allocated on it")
+  Accepted detach(Caller.User caller, @PathVariable String id) {
+    return accepted(service.detach(caller, id));
+  }
+
+  private static Accepted accepted(ClusterService.Started started) {
+    return new Accepted(started.cluster(),
+        new OperationRef(started.operationId(), "/api/v1/operations/" + started.operationId()));
   }
 
   record GpuView(String uuid, int index, String model, long memoryMib, int splitCount, boolean healthy) {}

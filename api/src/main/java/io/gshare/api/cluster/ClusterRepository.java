@@ -1,5 +1,6 @@
 package io.gshare.api.cluster;
 
+import io.gshare.api.node.NodeProperties;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -14,43 +15,61 @@ public class ClusterRepository {
 
   private static final String SELECT = """
       select c.id, c.name, c.status, c.status_reason, c.session_domain, c.ingress_node, c.simulated,
-             c.apiserver_version, c.worker_last_seen_at, c.created_at, c.updated_at,
-             (select count(*) from nodes n where n.cluster_id = c.id) as node_count,
-             (select count(*) from gpu_devices g join nodes n on n.id = g.node_id where n.cluster_id = c.id) as gpu_count
+             c.apiserver_version, c.worker_last_seen_at, c.created_at, c.updated_at, c.detached_at,
+             (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null) as node_count,
+             (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null
+                 and (n.last_seen_at is null or n.last_seen_at < now() - make_interval(secs => :stale))) as offline_nodes,
+             (select count(*) from gpu_devices g join nodes n on n.id = g.node_id
+               where n.cluster_id = c.id and n.removed_at is null) as gpu_count
         from clusters c
       """;
 
   private final JdbcClient jdbc;
+  private final NodeProperties nodes;
 
-  ClusterRepository(JdbcClient jdbc) {
+  ClusterRepository(JdbcClient jdbc, NodeProperties nodes) {
     this.jdbc = jdbc;
+    this.nodes = nodes;
   }
 
-  public List<Cluster> findAll() {
-    return jdbc.sql(SELECT + " order by c.name").query(ClusterRepository::map).list();
+  public List<Cluster> findAll(boolean includeDetached) {
+    return jdbc.sql(SELECT + (includeDetached ? "" : " where c.status <> 'detached'") + " order by c.name, c.id")
+        .param("stale", nodes.staleAfter().toSeconds())
+        .query(ClusterRepository::map).list();
   }
 
   public Optional<Cluster> findById(String id) {
-    return jdbc.sql(SELECT + " where c.id = :id").param("id", id).query(ClusterRepository::map).optional();
+    return jdbc.sql(SELECT + " where c.id = :id").param("id", id).param("stale", nodes.staleAfter().toSeconds())
+        .query(ClusterRepository::map).optional();
   }
 
-  /** Registers the dev runtime's simulated cluster, or refreshes its settings; idempotent. */
-  public void upsertSimulated(String id, String name, String sessionDomain) {
+  public boolean nameTaken(String name) {
+    return jdbc.sql("select count(*) from clusters where name = :n and status <> 'detached'").param("n", name)
+        .query(Integer.class).single() > 0;
+  }
+
+  public void insert(String id, String name, byte[] kubeconfig, String sessionDomain, String ingressNode,
+      String storageSettings) {
     jdbc.sql("""
-        insert into clusters (id, name, status, session_domain, simulated)
-        values (:id, :name, 'pending', :domain, true)
-        on conflict (id) do update set name = excluded.name, session_domain = excluded.session_domain,
-                                       simulated = true
+        insert into clusters (id, name, status, kubeconfig_ciphertext, session_domain, ingress_node, storage_settings)
+        values (:id, :name, 'pending', :kubeconfig, :domain, :ingress, cast(:storage as jsonb))
         """)
-        .param("id", id).param("name", name).param("domain", sessionDomain)
+        .param("id", id).param("name", name).param("kubeconfig", kubeconfig).param("domain", sessionDomain)
+        .param("ingress", ingressNode).param("storage", storageSettings)
         .update();
+  }
+
+  public void updateSettings(String id, String sessionDomain, String ingressNode) {
+    jdbc.sql("update clusters set session_domain = :domain, ingress_node = :ingress where id = :id")
+        .param("id", id).param("domain", sessionDomain).param("ingress", ingressNode).update();
   }
 
   /** Records what a connection test found. */
   public void recordProbe(String id, String status, String reason, String apiserverVersion, boolean workerAnswered) {
     jdbc.sql("""
         update clusters
-           set status = :status, status_reason = :reason,
+           set status = case when status in ('attaching', 'detaching', 'detached', 'pending') then status else :status end,
+               status_reason = :reason,
                apiserver_version = coalesce(:version, apiserver_version),
                worker_last_seen_at = case when :answered then now() else worker_last_seen_at end
          where id = :id
@@ -72,9 +91,11 @@ public class ClusterRepository {
         rs.getString("apiserver_version"),
         instant(rs.getTimestamp("worker_last_seen_at")),
         rs.getInt("node_count"),
+        rs.getInt("offline_nodes"),
         rs.getInt("gpu_count"),
         instant(rs.getTimestamp("created_at")),
-        instant(rs.getTimestamp("updated_at")));
+        instant(rs.getTimestamp("updated_at")),
+        instant(rs.getTimestamp("detached_at")));
   }
 
   private static Instant instant(Timestamp ts) {

@@ -28,6 +28,7 @@ public record InventoryReport(
       @Pattern(regexp = "exclusive|fractional|cpu|storage") String gpuMode,
       boolean losslessPause,
       Map<String, String> labels,
+      Map<String, String> capacity,
       @Size(max = 64) @Valid List<GpuReport> gpus) {
 
     public List<GpuReport> gpusOrEmpty() {

@@ -25,10 +25,26 @@ class NodeController {
 
   record NodeList(List<NodeRepository.Node> items) {}
 
+  record GpuList(List<NodeRepository.GpuLocation> items) {}
+
   @GetMapping("/api/v1/nodes")
   @Operation(summary = "Nodes and their GPUs as the cluster-workers report them (admins); offline after the stale time")
-  NodeList list(Caller.User caller, @RequestParam(name = "cluster_id", required = false) String clusterId) {
+  NodeList list(Caller.User caller,
+      @RequestParam(name = "cluster_id", required = false) String clusterId,
+      @RequestParam(name = "pool_id", required = false) String poolId,
+      @RequestParam(required = false) String liveness,
+      @RequestParam(name = "gpu_mode", required = false) String gpuMode) {
     access.requireAdmin(caller, "node", null);
-    return new NodeList(nodes.list(clusterId, properties.staleAfter()));
+    return new NodeList(nodes.list(new NodeRepository.Filter(clusterId, poolId, liveness, gpuMode), properties.staleAfter()));
+  }
+
+  @GetMapping("/api/v1/gpus")
+  @Operation(summary = "GPU cards of the inventory (admins), by model (exact), node or cluster")
+  GpuList gpus(Caller.User caller,
+      @RequestParam(required = false) String model,
+      @RequestParam(name = "node_id", required = false) String nodeId,
+      @RequestParam(name = "cluster_id", required = false) String clusterId) {
+    access.requireAdmin(caller, "gpu", null);
+    return new GpuList(nodes.gpus(model, nodeId, clusterId));
   }
 }

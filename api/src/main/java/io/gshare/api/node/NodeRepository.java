@@ -30,13 +30,21 @@ public class NodeRepository {
       boolean healthy, boolean cordoned) {}
 
   public record Node(String id, String clusterId, String hostname, String liveness, String gpuMode, String poolId,
-      boolean schedulable, boolean losslessPause, Instant lastSeenAt, List<Gpu> gpus) {}
+      boolean schedulable, boolean losslessPause, Map<String, String> labels, Map<String, String> capacity,
+      Instant lastSeenAt, List<Gpu> gpus) {}
+
+  /** A GPU with where it is. */
+  public record GpuLocation(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount,
+      boolean healthy, boolean cordoned, String nodeId, String hostname, String clusterId) {}
+
+  /** Filters of the inventory view; null means any. */
+  public record Filter(String clusterId, String poolId, String liveness, String gpuMode) {}
 
   /** What one report changed. */
   public record Applied(int nodesInserted, int nodesUpdated, int gpusInserted, int gpusUpdated, int gpusRemoved) {}
 
   private record StoredNode(String id, String liveness, String gpuMode, boolean schedulable, boolean losslessPause,
-      Map<String, String> labels) {}
+      Map<String, String> labels, Map<String, String> capacity, boolean removed) {}
 
   private final JdbcClient jdbc;
   private final ObjectMapper json;
@@ -64,11 +72,14 @@ public class NodeRepository {
 
   public Applied apply(String clusterId, InventoryReport report) {
     Map<String, StoredNode> stored = new HashMap<>();
-    jdbc.sql("select id, hostname, liveness, gpu_mode, schedulable, lossless_pause, labels from nodes where cluster_id = :c")
+    jdbc.sql("""
+        select id, hostname, liveness, gpu_mode, schedulable, lossless_pause, labels, capacity, removed_at
+          from nodes where cluster_id = :c
+        """)
         .param("c", clusterId)
         .query((rs, n) -> stored.put(rs.getString("hostname"), new StoredNode(rs.getString("id"), rs.getString("liveness"),
             rs.getString("gpu_mode"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
-            labels(rs.getString("labels")))))
+            labels(rs.getString("labels")), labels(rs.getString("capacity")), rs.getTimestamp("removed_at") != null)))
         .list();
 
     int inserted = 0;
@@ -77,16 +88,18 @@ public class NodeRepository {
     for (InventoryReport.NodeReport node : report.nodes()) {
       String liveness = node.ready() ? "ready" : "not_ready";
       Map<String, String> labels = node.labels() == null ? Map.of() : node.labels();
+      Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
       StoredNode current = stored.get(node.hostname());
       if (current == null) {
         String id = NewIds.next("nod");
         jdbc.sql("""
-            insert into nodes (id, cluster_id, hostname, liveness, gpu_mode, schedulable, lossless_pause, labels, last_seen_at)
-            values (:id, :c, :h, :l, :m, :s, :p, cast(:labels as jsonb), now())
+            insert into nodes (id, cluster_id, hostname, liveness, gpu_mode, schedulable, lossless_pause, labels,
+                               capacity, last_seen_at)
+            values (:id, :c, :h, :l, :m, :s, :p, cast(:labels as jsonb), cast(:capacity as jsonb), now())
             """)
             .param("id", id).param("c", clusterId).param("h", node.hostname()).param("l", liveness)
             .param("m", node.gpuMode()).param("s", node.schedulable()).param("p", node.losslessPause())
-            .param("labels", toJson(labels))
+            .param("labels", toJson(labels)).param("capacity", toJson(capacity))
             .update();
         nodeIds.put(node.hostname(), id);
         inserted++;
@@ -94,29 +107,38 @@ public class NodeRepository {
         nodeIds.put(node.hostname(), current.id());
         if (!liveness.equals(current.liveness()) || !Objects.equals(node.gpuMode(), current.gpuMode())
             || node.schedulable() != current.schedulable() || node.losslessPause() != current.losslessPause()
-            || !labels.equals(current.labels())) {
+            || !labels.equals(current.labels()) || !capacity.equals(current.capacity()) || current.removed()) {
           jdbc.sql("""
               update nodes set liveness = :l, gpu_mode = :m, schedulable = :s, lossless_pause = :p,
-                               labels = cast(:labels as jsonb)
+                               labels = cast(:labels as jsonb), capacity = cast(:capacity as jsonb), removed_at = null
                where id = :id
               """)
               .param("id", current.id()).param("l", liveness).param("m", node.gpuMode())
               .param("s", node.schedulable()).param("p", node.losslessPause()).param("labels", toJson(labels))
+              .param("capacity", toJson(capacity))
               .update();
           updated++;
         }
       }
     }
-    if (!report.nodes().isEmpty()) {
-      jdbc.sql("update nodes set last_seen_at = now() where cluster_id = :c and hostname = any(:h)")
-          .param("c", clusterId)
-          .param("h", report.nodes().stream().map(InventoryReport.NodeReport::hostname).toArray(String[]::new))
-          .update();
+    String[] reported = report.nodes().stream().map(InventoryReport.NodeReport::hostname).toArray(String[]::new);
+    if (reported.length > 0) {
+      // The one write a quiet tick makes: the heartbeat, which also clears a raised offline alert.
+      jdbc.sql("update nodes set last_seen_at = now(), offline_alerted_at = null where cluster_id = :c and hostname = any(:h)")
+          .param("c", clusterId).param("h", reported).update();
     }
+    // Nodes gone from the cluster leave the inventory view; their rows (and the history naming them) stay.
+    int removed = jdbc.sql("""
+        update nodes set removed_at = now() where cluster_id = :c and removed_at is null and not (hostname = any(:h))
+        """).param("c", clusterId).param("h", reported).update();
     int[] gpuCounts = applyGpus(report, nodeIds);
-    jdbc.sql("update clusters set worker_last_seen_at = now(), apiserver_version = coalesce(:v, apiserver_version) where id = :c")
-        .param("c", clusterId).param("v", report.apiserverVersion()).update();
-    return new Applied(inserted, updated, gpuCounts[0], gpuCounts[1], gpuCounts[2]);
+    boolean simulated = report.nodes().stream().anyMatch(n -> n.labels() != null && "true".equals(n.labels().get("gshare.io/simulated")));
+    jdbc.sql("""
+        update clusters set worker_last_seen_at = now(), apiserver_version = coalesce(:v, apiserver_version),
+               simulated = :sim
+         where id = :c
+        """).param("c", clusterId).param("v", report.apiserverVersion()).param("sim", simulated).update();
+    return new Applied(inserted, updated + removed, gpuCounts[0], gpuCounts[1], gpuCounts[2]);
   }
 
   /** Returns {inserted, updated, removed}. */
@@ -186,19 +208,23 @@ public class NodeRepository {
     return new int[] {inserted, updated, removed};
   }
 
-  public List<Node> list(String clusterId, Duration staleAfter) {
-    String where = clusterId == null ? "" : " where n.cluster_id = :cluster";
-    JdbcClient.StatementSpec spec = jdbc.sql("""
-        select n.*, case when n.last_seen_at is null or n.last_seen_at < now() - make_interval(secs => :stale)
-                         then 'offline' else n.liveness end as effective_liveness
-          from nodes n""" + where + " order by n.cluster_id, n.hostname")
-        .param("stale", staleAfter.toSeconds());
-    if (clusterId != null) {
-      spec = spec.param("cluster", clusterId);
-    }
-    List<Node> nodes = spec.query((rs, n) -> new Node(rs.getString("id"), rs.getString("cluster_id"),
-        rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"), rs.getString("pool_id"),
-        rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"), instant(rs.getTimestamp("last_seen_at")),
+  public List<Node> list(Filter filter, Duration staleAfter) {
+    StringBuilder sql = new StringBuilder("""
+        select * from (
+          select n.*, case when n.last_seen_at is null or n.last_seen_at < now() - make_interval(secs => :stale)
+                           then 'offline' else n.liveness end as effective_liveness
+            from nodes n where n.removed_at is null) v where true""");
+    Map<String, Object> params = new HashMap<>();
+    params.put("stale", staleAfter.toSeconds());
+    where(sql, params, "cluster_id", filter.clusterId());
+    where(sql, params, "pool_id", filter.poolId());
+    where(sql, params, "effective_liveness", filter.liveness());
+    where(sql, params, "gpu_mode", filter.gpuMode());
+    sql.append(" order by cluster_id, hostname");
+    List<Node> nodes = jdbc.sql(sql.toString()).params(params).query((rs, n) -> new Node(rs.getString("id"),
+        rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"),
+        rs.getString("pool_id"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
+        labels(rs.getString("labels")), labels(rs.getString("capacity")), instant(rs.getTimestamp("last_seen_at")),
         List.of())).list();
     if (nodes.isEmpty()) {
       return nodes;
@@ -209,7 +235,32 @@ public class NodeRepository {
         .query((rs, n) -> gpus.computeIfAbsent(rs.getString("node_id"), k -> new ArrayList<>()).add(gpu(rs)))
         .list();
     return nodes.stream().map(n -> new Node(n.id(), n.clusterId(), n.hostname(), n.liveness(), n.gpuMode(), n.poolId(),
-        n.schedulable(), n.losslessPause(), n.lastSeenAt(), gpus.getOrDefault(n.id(), List.of()))).toList();
+        n.schedulable(), n.losslessPause(), n.labels(), n.capacity(), n.lastSeenAt(),
+        gpus.getOrDefault(n.id(), List.of()))).toList();
+  }
+
+  /** GPUs of nodes still in their cluster's inventory; {@code model} matches exactly, as offerings do. */
+  public List<GpuLocation> gpus(String model, String nodeId, String clusterId) {
+    StringBuilder sql = new StringBuilder("""
+        select * from (
+          select g.*, n.hostname, n.cluster_id from gpu_devices g join nodes n on n.id = g.node_id
+           where n.removed_at is null) v where true""");
+    Map<String, Object> params = new HashMap<>();
+    where(sql, params, "model", model);
+    where(sql, params, "node_id", nodeId);
+    where(sql, params, "cluster_id", clusterId);
+    sql.append(" order by cluster_id, hostname, device_index");
+    return jdbc.sql(sql.toString()).params(params).query((rs, n) -> new GpuLocation(rs.getString("uuid"),
+        rs.getInt("device_index"), rs.getString("model"), rs.getLong("memory_mib"), rs.getInt("cores_percent"),
+        rs.getInt("split_count"), rs.getBoolean("healthy"), rs.getBoolean("cordoned"), rs.getString("node_id"),
+        rs.getString("hostname"), rs.getString("cluster_id"))).list();
+  }
+
+  private static void where(StringBuilder sql, Map<String, Object> params, String column, String value) {
+    if (value != null) {
+      sql.append(" and ").append(column).append(" = :").append(column);
+      params.put(column, value);
+    }
   }
 
   private static Gpu gpu(ResultSet rs) throws SQLException {

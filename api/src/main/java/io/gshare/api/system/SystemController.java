@@ -77,7 +77,7 @@ class SystemController {
       temporalStatus = new Temporal(temporal.address(), temporal.namespace(), false, e.getMessage());
     }
 
-    List<Cluster> all = clusters.findAll();
+    List<Cluster> all = clusters.findAll(false);
     List<String> queues = new ArrayList<>();
     queues.add(TaskQueues.CONTROL);
     all.forEach(c -> queues.add(TaskQueues.cluster(c.id())));

@@ -35,8 +35,16 @@ public class ControlWorker implements SmartLifecycle {
   private WorkerFactory factory;
   private volatile boolean running;
 
-  ControlWorker(WorkflowClient client, TemporalProperties properties, ObjectProvider<BuildProperties> build) {
+  private final java.util.List<Object> activities;
+
+  /** @param activities every control activity implementation (beans whose class implements an activity interface) */
+  ControlWorker(WorkflowClient client, TemporalProperties properties, ObjectProvider<BuildProperties> build,
+      java.util.List<io.gshare.workflows.cluster.ClusterRemoteActivities> remote,
+      java.util.List<io.gshare.workflows.cluster.ClusterStateActivities> state) {
     this.client = client;
+    this.activities = new java.util.ArrayList<>();
+    this.activities.addAll(remote);
+    this.activities.addAll(state);
     this.properties = properties;
     BuildProperties info = build.getIfAvailable();
     this.version = info == null ? "dev" : info.getVersion();
@@ -53,6 +61,7 @@ public class ControlWorker implements SmartLifecycle {
         .build());
     ControlWorkflows.IMPLEMENTATIONS.forEach(worker::registerWorkflowImplementationTypes);
     worker.registerActivitiesImplementations(new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "control", version)));
+    activities.forEach(worker::registerActivitiesImplementations);
     factory.start();
     running = true;
     log.info("control worker {} polls {} on Temporal {} (namespace {})",

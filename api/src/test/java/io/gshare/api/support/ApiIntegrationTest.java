@@ -28,6 +28,8 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureObservability(tracing = false)
+// Simulated clusters listen on 127.0.0.1; a subclass may set it back to false (its properties win).
+@org.springframework.test.context.TestPropertySource(properties = "gshare.dev.allow-loopback-kubeconfig=true")
 public abstract class ApiIntegrationTest {
 
   public static final String SIM_CLUSTER_ID = "clu_sim";
@@ -82,9 +84,25 @@ public abstract class ApiIntegrationTest {
     registry.add("gshare.temporal.address", TemporalTestServerSupport::address);
     registry.add("gshare.temporal.sticky-schedule-to-start", () -> "0s");
     registry.add("gshare.security.key-dir", () -> keyDir().toString());
-    registry.add("gshare.dev.simulated-cluster.id", () -> SIM_CLUSTER_ID);
-    registry.add("gshare.dev.simulated-cluster.name", () -> "sim");
-    registry.add("gshare.dev.simulated-cluster.session-domain", () -> "sessions.sim.example.com");
+    // Attach tests run real cluster-worker processes from the jar the reactor built before this module.
+    registry.add("gshare.cluster-worker.deploy", () -> "local-process");
+    registry.add("gshare.cluster-worker.local.jar", () -> Path.of("..", "cluster-worker", "target", "gshare-cluster-worker.jar")
+        .toAbsolutePath().normalize().toString());
+    registry.add("gshare.cluster-worker.local.state-dir", () -> Path.of("target", "local-workers").toAbsolutePath().toString());
+    registry.add("gshare.cluster-worker.local.log-dir", () -> Path.of("target", "local-worker-logs").toAbsolutePath().toString());
+    registry.add("gshare.cluster-worker.inventory-interval-seconds", () -> "2");
+    registry.add("gshare.cluster-worker.attach-wait", () -> "40s");
+    registry.add("gshare.node.stale-after", () -> "10s");
+    registry.add("gshare.node.sweep-interval", () -> "1s");
+  }
+
+  /** The simulated cluster whose worker activities this JVM hosts, registered as attach would leave it. */
+  @org.junit.jupiter.api.BeforeEach
+  void registerSimulatedCluster() {
+    jdbc.sql("""
+        insert into clusters (id, name, status, session_domain, simulated)
+        values (:id, 'sim', 'connected', 'sessions.sim.example.com', true) on conflict (id) do nothing
+        """).param("id", SIM_CLUSTER_ID).update();
   }
 
   /** A super admin's token (the same super admin every time, as bootstrap guarantees). */

@@ -1,0 +1,166 @@
+package io.gshare.api.cluster;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.activities.control.ClusterStateActivitiesImpl;
+import io.gshare.api.dev.DevProperties;
+import io.gshare.api.error.GshareException;
+import io.gshare.api.error.ProblemCode;
+import io.gshare.api.operation.OperationService;
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import io.gshare.api.support.NewIds;
+import io.gshare.workflows.cluster.ClusterAttachRequest;
+import io.gshare.workflows.cluster.ClusterAttachWorkflow;
+import io.gshare.workflows.cluster.ClusterDetachWorkflow;
+import io.gshare.workflows.common.SearchAttributes;
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.common.WorkflowIds;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.springframework.stereotype.Service;
+
+/**
+ * Registers, attaches, changes and detaches clusters. The api validates and records; the attach and
+ * detach workflows do the work on the clusters.
+ */
+@Service
+public class ClusterService {
+
+  static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+
+  /** A started operation: where to follow it. */
+  public record Started(Cluster cluster, String operationId) {}
+
+  private final ClusterRepository clusters;
+  private final KubeconfigCipher cipher;
+  private final WorkflowClient client;
+  private final OperationService operations;
+  private final Access access;
+  private final DevProperties dev;
+  private final ClusterStateActivitiesImpl state;
+  private final ObjectMapper json;
+  private final Duration workerWait;
+
+  ClusterService(ClusterRepository clusters, KubeconfigCipher cipher, WorkflowClient client, OperationService operations,
+      Access access, DevProperties dev, ClusterStateActivitiesImpl state, ObjectMapper json,
+      ClusterWorkerProperties worker) {
+    this.clusters = clusters;
+    this.cipher = cipher;
+    this.client = client;
+    this.operations = operations;
+    this.access = access;
+    this.dev = dev;
+    this.state = state;
+    this.json = json;
+    this.workerWait = worker.attachWait();
+  }
+
+  public Started register(Caller.User caller, String name, String kubeconfig, String sessionDomain, String ingressNode,
+      Map<String, Object> storageSettings) {
+    access.requireAdmin(caller, "cluster", null);
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "name must be a DNS label (lowercase letters, digits, -)");
+    }
+    requireDomain(sessionDomain);
+    KubeconfigValidator.validate(kubeconfig, dev.allowLoopbackKubeconfig());
+    if (clusters.nameTaken(name)) {
+      throw new GshareException(ProblemCode.CONFLICT, "a cluster named " + name + " is already registered");
+    }
+    String id = NewIds.next("clu");
+    clusters.insert(id, name, cipher.encrypt(id, kubeconfig), sessionDomain, ingressNode, toJson(storageSettings));
+    return new Started(clusters.findById(id).orElseThrow(), startAttach(caller, id));
+  }
+
+  /** Attaches again: converges a cluster whose attach failed or whose worker was lost. */
+  public Started reattach(Caller.User caller, String id) {
+    access.requireAdmin(caller, "cluster", id);
+    Cluster cluster = live(id);
+    return new Started(cluster, startAttach(caller, id));
+  }
+
+  public Cluster update(Caller.User caller, String id, String sessionDomain, String ingressNode) {
+    access.requireAdmin(caller, "cluster", id);
+    Cluster cluster = live(id);
+    if (sessionDomain != null) {
+      requireDomain(sessionDomain);
+    }
+    clusters.updateSettings(id, sessionDomain == null ? cluster.sessionDomain() : sessionDomain,
+        ingressNode == null ? cluster.ingressNode() : ingressNode);
+    return clusters.findById(id).orElseThrow();
+  }
+
+  public Started detach(Caller.User caller, String id) {
+    access.requireAdmin(caller, "cluster", id);
+    Cluster cluster = live(id);
+    List<String> busy = state.busyReasons(id);
+    if (!busy.isEmpty()) {
+      throw new GshareException(ProblemCode.CONFLICT, "cluster " + cluster.name() + " cannot be detached: "
+          + String.join("; ", busy) + ". End or pause them first", Map.of("reasons", busy));
+    }
+    String workflowId = WorkflowIds.clusterDetach(id);
+    operations.started(workflowId, "cluster.detach", id, caller.userId());
+    ClusterDetachWorkflow workflow = client.newWorkflowStub(ClusterDetachWorkflow.class, options(workflowId, id));
+    start(() -> WorkflowClient.start(workflow::detach, id), workflowId);
+    return new Started(cluster, workflowId);
+  }
+
+  private String startAttach(Caller.User caller, String id) {
+    String workflowId = WorkflowIds.clusterAttach(id);
+    operations.started(workflowId, "cluster.attach", id, caller.userId());
+    ClusterAttachWorkflow workflow = client.newWorkflowStub(ClusterAttachWorkflow.class, options(workflowId, id));
+    start(() -> WorkflowClient.start(workflow::attach, new ClusterAttachRequest(id, workerWait, 3)), workflowId);
+    return workflowId;
+  }
+
+  private static void start(Runnable start, String workflowId) {
+    try {
+      start.run();
+    } catch (WorkflowExecutionAlreadyStarted e) {
+      throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, "operation " + workflowId + " is already running",
+          Map.of("operation_id", workflowId));
+    }
+  }
+
+  private static WorkflowOptions options(String workflowId, String clusterId) {
+    return WorkflowOptions.newBuilder()
+        .setWorkflowId(workflowId)
+        .setTaskQueue(TaskQueues.CONTROL)
+        // A second attach while one runs is refused (409), not merged: the caller follows the first.
+        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
+        .setWorkflowExecutionTimeout(Duration.ofHours(1))
+        .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
+            .set(SearchAttributes.CLUSTER_ID, clusterId).build())
+        .build();
+  }
+
+  private Cluster live(String id) {
+    Cluster cluster = clusters.findById(id).orElseThrow(() -> GshareException.notFound("cluster", id));
+    if ("detached".equals(cluster.status())) {
+      throw GshareException.notFound("cluster", id);
+    }
+    return cluster;
+  }
+
+  private static void requireDomain(String domain) {
+    if (domain != null && !DOMAIN.matcher(domain).matches()) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED,
+          "session_domain must be a host name, e.g. gshare.lab-c2.example.com");
+    }
+  }
+
+  private String toJson(Map<String, Object> storage) {
+    try {
+      return storage == null ? null : json.writeValueAsString(storage);
+    } catch (JsonProcessingException e) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "storage settings are not JSON");
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.gshare.api.cluster;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
+import io.gshare.activities.control.ClusterStateActivitiesImpl;
+import io.gshare.activities.control.KubernetesWorkerDeployer;
+import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.activities.control.WorkerDeployer;
+import io.gshare.api.security.SecurityProperties;
+import io.gshare.api.security.TokenKind;
+import io.gshare.api.security.Tokens;
+import io.gshare.api.temporal.TemporalProperties;
+import java.nio.file.Path;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/** The control activities of the cluster lifecycle, wired to the api's keys, kubeconfig store and settings. */
+@Configuration(proxyBeanMethods = false)
+class ControlActivitiesConfig {
+
+  @Bean(destroyMethod = "")
+  WorkerDeployer workerDeployer(ClusterWorkerProperties worker, TemporalProperties temporal, Environment environment) {
+    String temporalAddress = worker.temporalAddress() == null ? temporal.address() : worker.temporalAddress();
+    if (worker.localProcess()) {
+      Path jar = worker.local().jar();
+      if (jar == null) {
+        throw new IllegalStateException("gshare.cluster-worker.local.jar must name the cluster-worker jar in local-process mode");
+      }
+      Path state = worker.local().stateDir() != null ? worker.local().stateDir()
+          : Path.of(System.getProperty("java.io.tmpdir"), "gshare-local-workers");
+      return new LocalProcessWorkerDeployer(new LocalProcessWorkerDeployer.Settings(jar, state, worker.local().logDir(),
+          temporalAddress, temporal.namespace(),
+          () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
+              : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
+          worker.inventoryIntervalSeconds()));
+    }
+    return new KubernetesWorkerDeployer(new WorkerObjects.Settings(
+        worker.image(), worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
+        worker.inventoryIntervalSeconds()));
+  }
+
+  /** Stops local workers with the api, so a stopped dev runtime leaves nothing running. */
+  @Bean
+  org.springframework.beans.factory.DisposableBean localWorkersStop(WorkerDeployer deployer) {
+    return () -> {
+      if (deployer instanceof LocalProcessWorkerDeployer local) {
+        local.close();
+      }
+    };
+  }
+
+  @Bean
+  ClusterRemoteActivitiesImpl clusterRemoteActivities(JdbcClient jdbc, KubeconfigCipher cipher, Tokens tokens,
+      SecurityProperties security, WorkerDeployer deployer) {
+    return new ClusterRemoteActivitiesImpl(
+        clusterId -> {
+          byte[] sealed = jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", clusterId)
+              .query(byte[].class).optional().orElse(null);
+          if (sealed == null) {
+            throw new IllegalArgumentException("cluster " + clusterId + " has no stored kubeconfig");
+          }
+          return cipher.decrypt(clusterId, sealed);
+        },
+        clusterId -> tokens.sign(TokenKind.INTERNAL, "operator:" + clusterId, null, security.internalTokenTtl()),
+        deployer);
+  }
+
+  @Bean
+  ClusterStateActivitiesImpl clusterStateActivities(JdbcClient jdbc, ObjectMapper json) {
+    return new ClusterStateActivitiesImpl(jdbc, json);
+  }
+
+}

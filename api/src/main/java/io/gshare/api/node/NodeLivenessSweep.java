@@ -1,0 +1,51 @@
+package io.gshare.api.node;
+
+import io.gshare.api.audit.AuditLog;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * Raises the admin alert for nodes whose worker stopped reporting them: once per outage, as a
+ * {@code node.offline} audit event. Several api replicas may sweep at once; the guarded update makes
+ * exactly one of them raise each alert.
+ */
+@Component
+class NodeLivenessSweep {
+
+  private static final Logger log = LoggerFactory.getLogger(NodeLivenessSweep.class);
+
+  private final JdbcClient jdbc;
+  private final NodeProperties properties;
+  private final AuditLog audit;
+
+  NodeLivenessSweep(JdbcClient jdbc, NodeProperties properties, AuditLog audit) {
+    this.jdbc = jdbc;
+    this.properties = properties;
+    this.audit = audit;
+  }
+
+  record Offline(String id, String clusterId, String hostname) {}
+
+  @Scheduled(fixedDelayString = "${gshare.node.sweep-interval:30s}", initialDelayString = "${gshare.node.sweep-interval:30s}")
+  void sweep() {
+    List<Offline> offline = jdbc.sql("""
+        update nodes set offline_alerted_at = now()
+         where removed_at is null and offline_alerted_at is null and last_seen_at is not null
+           and last_seen_at < now() - make_interval(secs => :stale)
+        returning id, cluster_id, hostname
+        """)
+        .param("stale", properties.staleAfter().toSeconds())
+        .query((rs, n) -> new Offline(rs.getString(1), rs.getString(2), rs.getString(3)))
+        .list();
+    for (Offline node : offline) {
+      audit.alert("node.offline", "node", node.id(), "node " + node.hostname() + " of cluster " + node.clusterId()
+          + " has not been reported for " + properties.staleAfter().toSeconds() + "s");
+      log.warn("node {} of cluster {} is offline (no report for {}s)", node.hostname(), node.clusterId(),
+          properties.staleAfter().toSeconds());
+    }
+  }
+}

@@ -1,0 +1,238 @@
+package io.gshare.api.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.activities.control.WorkerDeployer;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * Attach and detach end to end: real PostgreSQL, the embedded Temporal server, simulated clusters
+ * and real cluster-worker processes started by the attach workflow.
+ */
+class ClusterLifecycleIT extends ApiIntegrationTest {
+
+  @Autowired ObjectMapper json;
+  @Autowired WorkerDeployer deployer;
+  @TempDir Path dir;
+  private final List<SimulatedCluster> clusters = new ArrayList<>();
+  private String admin;
+
+  @BeforeAll
+  static void workerJarIsBuilt() {
+    assertThat(Path.of("..", "cluster-worker", "target", "gshare-cluster-worker.jar"))
+        .as("the reactor builds cluster-worker before api").exists();
+  }
+
+  @AfterEach
+  void stopClusters() {
+    clusters.forEach(SimulatedCluster::close);
+  }
+
+  private SimulatedCluster simulator(SimSeed seed) {
+    SimulatedCluster cluster = SimulatedCluster.start(seed,
+        SimulatedCluster.Options.defaults().withName(NewTestIds.next("sim")));
+    clusters.add(cluster);
+    return cluster;
+  }
+
+  private String kubeconfig(SimulatedCluster cluster) throws Exception {
+    return Files.readString(cluster.writeKubeconfig(dir.resolve(NewTestIds.next("kc"))));
+  }
+
+  /** Registers a cluster; returns {cluster id, operation id}. */
+  private String[] register(String name, String kubeconfig, String domain) throws Exception {
+    admin = admin == null ? adminToken() : admin;
+    Map<String, String> body = new java.util.HashMap<>(Map.of("name", name, "kubeconfig", kubeconfig, "ingress_node", "master-c2"));
+    if (domain != null) {
+      body.put("session_domain", domain);
+    }
+    HttpResponse<String> response = post("/api/v1/clusters", json.writeValueAsString(body), admin);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+    JsonNode accepted = json.readTree(response.body());
+    assertThat(accepted.at("/cluster/status").asText()).isIn("pending", "attaching");
+    assertThat(response.body()).doesNotContain("kubeconfig");
+    return new String[] {accepted.at("/cluster/id").asText(), accepted.at("/operation/id").asText()};
+  }
+
+  private JsonNode awaitOperation(String operationId, String status) {
+    JsonNode[] last = new JsonNode[1];
+    await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).body());
+      assertThat(last[0].get("status").asText()).as(last[0].toString()).isEqualTo(status);
+    });
+    return last[0];
+  }
+
+  private JsonNode cluster(String id) throws Exception {
+    return json.readTree(get("/api/v1/clusters/" + id, admin).body());
+  }
+
+  private JsonNode nodes(String clusterId) throws Exception {
+    return json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).get("items");
+  }
+
+  @Test
+  void twoClustersAttachEndToEndEachWithItsOwnWorker() throws Exception {
+    String[] first = register("lab-c1-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimulatedCluster.defaultSeed())),
+        "gshare.lab-c1.example.com");
+    String[] second = register("lab-c2-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimulatedCluster.defaultSeed())),
+        "gshare.lab-c2.example.com");
+
+    for (String[] attached : List.of(first, second)) {
+      JsonNode operation = awaitOperation(attached[1], "completed");
+      assertThat(operation.get("steps")).allSatisfy(step -> assertThat(step.get("status").asText()).isEqualTo("done"));
+      assertThat(operation.get("next_step")).isNull();
+      JsonNode cluster = cluster(attached[0]);
+      assertThat(cluster.get("status").asText()).isEqualTo("connected");
+      assertThat(cluster.get("simulated").asBoolean()).isTrue();
+      assertThat(cluster.get("gpu_count").asInt()).isEqualTo(12);
+      assertThat(nodes(attached[0])).hasSize(3);
+    }
+    Process one = ((LocalProcessWorkerDeployer) deployer).process(first[0]);
+    Process two = ((LocalProcessWorkerDeployer) deployer).process(second[0]);
+    assertThat(one.pid()).isNotEqualTo(two.pid());
+    assertThat(json.readTree(get("/api/v1/gpus?model=NVIDIA%20H100%2080GB%20HBM3&cluster_id=" + first[0], admin).body())
+        .get("items")).hasSize(8);
+
+    JsonNode test = json.readTree(post("/api/v1/clusters/" + second[0] + "/connection-test", "{}", admin).body());
+    assertThat(test.get("status").asText()).isEqualTo("connected");
+    assertThat(test.at("/checks/runtime_class_nvidia").asBoolean()).isTrue();
+
+    // Attaching again converges on the same state: one worker, still connected.
+    HttpResponse<String> again = post("/api/v1/clusters/" + first[0] + "/attach", "{}", admin);
+    assertThat(again.statusCode()).isEqualTo(202);
+    awaitOperation(first[1], "completed");
+    assertThat(((LocalProcessWorkerDeployer) deployer).process(first[0]).pid()).isEqualTo(one.pid());
+  }
+
+  @Test
+  void aClusterWithoutRuntimeClassNvidiaIsRefusedWithTheReason() throws Exception {
+    SimSeed noRuntimeClass = new SimSeed("v1.36.0", SimulatedCluster.defaultSeed().nodes(), new SimSeed.Addons(false, true, true));
+    String[] attach = register("no-rc-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(noRuntimeClass)), null);
+
+    JsonNode operation = awaitOperation(attach[1], "failed");
+    assertThat(operation.get("error").asText()).contains("registration refused").contains("RuntimeClass 'nvidia'");
+    JsonNode cluster = cluster(attach[0]);
+    assertThat(cluster.get("status").asText()).isEqualTo("failed");
+    assertThat(cluster.get("status_reason").asText()).contains("RuntimeClass 'nvidia'");
+    assertThat(((LocalProcessWorkerDeployer) deployer).process(attach[0])).isNull();
+  }
+
+  @Test
+  void aWorkerKilledDuringAttachIsReplacedAndTheAttachCompletesOnce() throws Exception {
+    String[] attach = register("killed-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimulatedCluster.defaultSeed())),
+        "gshare.killed.example.com");
+    LocalProcessWorkerDeployer local = (LocalProcessWorkerDeployer) deployer;
+    await().atMost(Duration.ofSeconds(120)).until(() -> local.process(attach[0]) != null);
+    Process first = local.process(attach[0]);
+    first.destroyForcibly();
+
+    JsonNode operation = awaitOperation(attach[1], "completed");
+    Process replacement = local.process(attach[0]);
+    assertThat(replacement.pid()).isNotEqualTo(first.pid());
+    assertThat(replacement.isAlive()).isTrue();
+    assertThat(operation.toString()).contains("attempt 2");
+    assertThat(cluster(attach[0]).get("status").asText()).isEqualTo("connected");
+  }
+
+  @Test
+  void newNodesAppearWithoutRegistrationAndSilentNodesGoOfflineWithAnAlert() throws Exception {
+    SimulatedCluster sim = simulator(SimulatedCluster.defaultSeed());
+    String[] attach = register("grow-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(sim), "gshare.grow.example.com");
+    awaitOperation(attach[1], "completed");
+
+    HttpResponse<String> added = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(sim.url() + "/sim/v1/nodes"))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+            "{\"name\":\"sim-l40s-0\",\"gpuMode\":\"fractional\",\"gpus\":{\"model\":\"NVIDIA L40S\",\"count\":2,\"memoryMib\":46068}}"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(added.statusCode()).isEqualTo(201);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(nodes(attach[0])).hasSize(4));
+    assertThat(json.readTree(get("/api/v1/gpus?model=NVIDIA%20L40S", admin).body()).get("items")).hasSize(2);
+
+    // The worker goes away: every node stops being reported, goes offline after the stale time, and is alerted once.
+    deployer.remove(attach[0], null);
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(nodes(attach[0])).allSatisfy(n -> assertThat(n.get("liveness").asText()).isEqualTo("offline"));
+      assertThat(cluster(attach[0]).get("offline_nodes").asInt()).isEqualTo(4);
+    });
+    String nodeId = nodes(attach[0]).get(0).get("id").asText();
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(json.readTree(
+        get("/api/v1/audit?action=node.offline&object_id=" + nodeId, admin).body()).get("items")).hasSize(1));
+    assertThat(json.readTree(get("/api/v1/nodes?cluster_id=" + attach[0] + "&liveness=ready", admin).body())
+        .get("items")).isEmpty();
+  }
+
+  @Test
+  void detachIsRefusedWhileASessionRunsAndKeepsHistoryWhenItGoes() throws Exception {
+    String name = "detach-" + NewTestIds.next("x").replace('_', '-');
+    String[] attach = register(name, kubeconfig(simulator(SimulatedCluster.defaultSeed())), "gshare.detach.example.com");
+    awaitOperation(attach[1], "completed");
+    String user = newUser("user");
+    String session = NewTestIds.next("ses");
+    jdbc.sql("""
+        insert into sessions (id, user_id, state, cluster_id, cluster_name, gpu_model, mode, price_per_hour,
+                              image_reference, workflow_id)
+        values (:id, :u, 'running', :c, :n, 'NVIDIA H100 80GB HBM3', 'exclusive', 4, 'img', :w)
+        """).param("id", session).param("u", user).param("c", attach[0]).param("n", name).param("w", "session-" + session)
+        .update();
+
+    HttpResponse<String> refused = send("DELETE", "/api/v1/clusters/" + attach[0], null, admin);
+    assertThat(refused.statusCode()).isEqualTo(409);
+    assertThat(json.readTree(refused.body()).get("detail").asText()).contains("1 session(s) not ended").contains(session);
+    assertThat(cluster(attach[0]).get("status").asText()).isEqualTo("connected");
+
+    jdbc.sql("update sessions set state = 'terminated', ended_at = now() where id = :id").param("id", session).update();
+    HttpResponse<String> accepted = send("DELETE", "/api/v1/clusters/" + attach[0], null, admin);
+    assertThat(accepted.statusCode()).isEqualTo(202);
+    awaitOperation(json.readTree(accepted.body()).at("/operation/id").asText(), "completed");
+
+    assertThat(cluster(attach[0]).get("status").asText()).isEqualTo("detached");
+    assertThat(jdbc.sql("select count(*) from nodes where cluster_id = :c").param("c", attach[0]).query(Integer.class).single())
+        .isZero();
+    assertThat(jdbc.sql("select cluster_name from sessions where id = :id").param("id", session).query(String.class).single())
+        .isEqualTo(name);
+    assertThat(((LocalProcessWorkerDeployer) deployer).process(attach[0])).isNull();
+    assertThat(get("/api/v1/clusters", admin).body()).doesNotContain(attach[0]);
+    // The name is free again.
+    register(name, kubeconfig(simulator(SimulatedCluster.defaultSeed())), null);
+  }
+
+  @Test
+  void badRegistrationsAreRefusedBeforeAnythingStarts() throws Exception {
+    admin = adminToken();
+    int before = jdbc.sql("select count(*) from clusters").query(Integer.class).single();
+    for (String kubeconfig : new String[] {"{not yaml: [", "apiVersion: v1\nkind: Config\nclusters: []\n",
+        "apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: y, context: {cluster: c}}]\n"}) {
+      HttpResponse<String> response = post("/api/v1/clusters",
+          json.writeValueAsString(Map.of("name", "bad-one", "kubeconfig", kubeconfig)), admin);
+      assertThat(response.statusCode()).as(kubeconfig).isEqualTo(422);
+    }
+    assertThat(post("/api/v1/clusters", json.writeValueAsString(Map.of("name", "Bad Name!", "kubeconfig", "x")), admin)
+        .statusCode()).isEqualTo(422);
+    assertThat(post("/api/v1/clusters", json.writeValueAsString(Map.of("name", "x", "kubeconfig", "y")),
+        tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
+    assertThat(jdbc.sql("select count(*) from clusters").query(Integer.class).single()).isEqualTo(before);
+  }
+}
