@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell tools clean
+.PHONY: help build dev test test-java test-shell tools bench-inventory clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -25,6 +25,10 @@ test-java: ## Maven unit (*Test) and integration (*IT) tests
 
 test-shell: ## shellcheck and bats over hack/
 	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi
+
+bench-inventory: ## benchmark: 50 clusters x 200 nodes x 8 GPUs of inventory reports against the real api (prints figures)
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.InventoryBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
 clean: ## remove build output and downloaded tools
 	$(MVN) -q clean

@@ -23,7 +23,7 @@ public class ClusterStateActivitiesImpl implements ClusterStateActivities {
 
   @Override
   public boolean inventorySeen(String clusterId, long sinceEpochMillis) {
-    return jdbc.sql("select count(*) from clusters where id = :id and worker_last_seen_at >= :since")
+    return jdbc.sql("select count(*) from clusters where id = :id and inventory_at >= :since")
         .param("id", clusterId).param("since", Timestamp.from(Instant.ofEpochMilli(sinceEpochMillis)))
         .query(Integer.class).single() > 0;
   }

@@ -18,7 +18,7 @@ public class ClusterRepository {
              c.apiserver_version, c.worker_last_seen_at, c.created_at, c.updated_at, c.detached_at,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null) as node_count,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null
-                 and (n.last_seen_at is null or n.last_seen_at < now() - make_interval(secs => :stale))) as offline_nodes,
+                 and (c.inventory_at is null or c.inventory_at < now() - make_interval(secs => :stale))) as offline_nodes,
              (select count(*) from gpu_devices g join nodes n on n.id = g.node_id
                where n.cluster_id = c.id and n.removed_at is null) as gpu_count
         from clusters c

@@ -33,10 +33,12 @@ class NodeLivenessSweep {
   @Scheduled(fixedDelayString = "${gshare.node.sweep-interval:30s}", initialDelayString = "${gshare.node.sweep-interval:30s}")
   void sweep() {
     List<Offline> offline = jdbc.sql("""
-        update nodes set offline_alerted_at = now()
-         where removed_at is null and offline_alerted_at is null and last_seen_at is not null
-           and last_seen_at < now() - make_interval(secs => :stale)
-        returning id, cluster_id, hostname
+        update nodes n set offline_alerted_at = now()
+          from clusters c
+         where c.id = n.cluster_id and c.status <> 'detached'
+           and n.removed_at is null and n.offline_alerted_at is null
+           and c.inventory_at is not null and c.inventory_at < now() - make_interval(secs => :stale)
+        returning n.id, n.cluster_id, n.hostname
         """)
         .param("stale", properties.staleAfter().toSeconds())
         .query((rs, n) -> new Offline(rs.getString(1), rs.getString(2), rs.getString(3)))

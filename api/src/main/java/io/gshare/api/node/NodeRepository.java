@@ -110,7 +110,8 @@ public class NodeRepository {
             || !labels.equals(current.labels()) || !capacity.equals(current.capacity()) || current.removed()) {
           jdbc.sql("""
               update nodes set liveness = :l, gpu_mode = :m, schedulable = :s, lossless_pause = :p,
-                               labels = cast(:labels as jsonb), capacity = cast(:capacity as jsonb), removed_at = null
+                               labels = cast(:labels as jsonb), capacity = cast(:capacity as jsonb), removed_at = null,
+                               last_seen_at = now()
                where id = :id
               """)
               .param("id", current.id()).param("l", liveness).param("m", node.gpuMode())
@@ -122,11 +123,9 @@ public class NodeRepository {
       }
     }
     String[] reported = report.nodes().stream().map(InventoryReport.NodeReport::hostname).toArray(String[]::new);
-    if (reported.length > 0) {
-      // The one write a quiet tick makes: the heartbeat, which also clears a raised offline alert.
-      jdbc.sql("update nodes set last_seen_at = now(), offline_alerted_at = null where cluster_id = :c and hostname = any(:h)")
-          .param("c", clusterId).param("h", reported).update();
-    }
+    // Reporting again ends an outage: its alert may be raised anew next time (touches rows only after one).
+    jdbc.sql("update nodes set offline_alerted_at = null where cluster_id = :c and offline_alerted_at is not null")
+        .param("c", clusterId).update();
     // Nodes gone from the cluster leave the inventory view; their rows (and the history naming them) stay.
     int removed = jdbc.sql("""
         update nodes set removed_at = now() where cluster_id = :c and removed_at is null and not (hostname = any(:h))
@@ -134,8 +133,8 @@ public class NodeRepository {
     int[] gpuCounts = applyGpus(report, nodeIds);
     boolean simulated = report.nodes().stream().anyMatch(n -> n.labels() != null && "true".equals(n.labels().get("gshare.io/simulated")));
     jdbc.sql("""
-        update clusters set worker_last_seen_at = now(), apiserver_version = coalesce(:v, apiserver_version),
-               simulated = :sim
+        update clusters set worker_last_seen_at = now(), inventory_at = now(),
+               apiserver_version = coalesce(:v, apiserver_version), simulated = :sim
          where id = :c
         """).param("c", clusterId).param("v", report.apiserverVersion()).param("sim", simulated).update();
     return new Applied(inserted, updated + removed, gpuCounts[0], gpuCounts[1], gpuCounts[2]);
@@ -211,9 +210,10 @@ public class NodeRepository {
   public List<Node> list(Filter filter, Duration staleAfter) {
     StringBuilder sql = new StringBuilder("""
         select * from (
-          select n.*, case when n.last_seen_at is null or n.last_seen_at < now() - make_interval(secs => :stale)
-                           then 'offline' else n.liveness end as effective_liveness
-            from nodes n where n.removed_at is null) v where true""");
+          select n.*, c.inventory_at as reported_at,
+                 case when c.inventory_at is null or c.inventory_at < now() - make_interval(secs => :stale)
+                      then 'offline' else n.liveness end as effective_liveness
+            from nodes n join clusters c on c.id = n.cluster_id where n.removed_at is null) v where true""");
     Map<String, Object> params = new HashMap<>();
     params.put("stale", staleAfter.toSeconds());
     where(sql, params, "cluster_id", filter.clusterId());
@@ -224,7 +224,7 @@ public class NodeRepository {
     List<Node> nodes = jdbc.sql(sql.toString()).params(params).query((rs, n) -> new Node(rs.getString("id"),
         rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"),
         rs.getString("pool_id"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
-        labels(rs.getString("labels")), labels(rs.getString("capacity")), instant(rs.getTimestamp("last_seen_at")),
+        labels(rs.getString("labels")), labels(rs.getString("capacity")), instant(rs.getTimestamp("reported_at")),
         List.of())).list();
     if (nodes.isEmpty()) {
       return nodes;

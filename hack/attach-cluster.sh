@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Attaches a GPU cluster to a gShare control plane: installs what sessions need into the cluster
+# (RuntimeClass nvidia, HAMi, ingress-nginx, optionally democratic-csi) with kubectl apply and
+# helm upgrade --install, then registers it through the API, which runs the attach workflow (checks,
+# namespace, operator token, cluster-worker), and follows that operation to its end.
+#
+# Usage: hack/attach-cluster.sh --kubeconfig FILE --name NAME --control-plane URL --session-domain HOST
+#                               [--ingress-node NODE] [--storage-values FILE] [--skip-ingress] [--no-wait]
+#   --kubeconfig       the cluster to attach (its server: must be reachable from the control plane)
+#   --name             the cluster's name in gShare (a DNS label, e.g. lab-c2)
+#   --control-plane    the control plane's URL, e.g. https://gshare.example.com
+#   --session-domain   the host this cluster's ingress serves sessions on, e.g. gshare.lab-c2.example.com
+#   --ingress-node     the node ingress-nginx is bound to (recorded with the cluster)
+#   --storage-values   democratic-csi values (see deploy/storage/); installs it as release gshare-storage
+#   --skip-ingress     ingress-nginx is already installed
+#   --no-wait          print the operation and return without following it
+#
+# Environment:
+#   GSHARE_TOKEN        an admin API token; when unset, hack/bootstrap-superadmin.sh --cluster prints one
+#                       (the current kubectl context must then be the control plane's cluster)
+#   HAMI_CHART_REPO     ${HAMI_CHART_REPO:-https://project-hami.github.io/HAMi}
+#   HAMI_CHART_VERSION  ${HAMI_CHART_VERSION:-2.10.0}
+#   INGRESS_NGINX_CHART_REPO  ${INGRESS_NGINX_CHART_REPO:-https://kubernetes.github.io/ingress-nginx}
+#   DEMOCRATIC_CSI_CHART_REPO ${DEMOCRATIC_CSI_CHART_REPO:-https://democratic-csi.github.io/charts}
+#   ATTACH_WAIT_TRIES   ${ATTACH_WAIT_TRIES:-120} polls of the operation, ATTACH_WAIT_INTERVAL (default 5 s) apart
+# Every step is idempotent: run it again after a failure.
+set -o errexit -o nounset -o pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+HAMI_CHART_REPO="${HAMI_CHART_REPO:-https://project-hami.github.io/HAMi}"
+HAMI_CHART_VERSION="${HAMI_CHART_VERSION:-2.10.0}"
+INGRESS_NGINX_CHART_REPO="${INGRESS_NGINX_CHART_REPO:-https://kubernetes.github.io/ingress-nginx}"
+DEMOCRATIC_CSI_CHART_REPO="${DEMOCRATIC_CSI_CHART_REPO:-https://democratic-csi.github.io/charts}"
+ATTACH_WAIT_TRIES="${ATTACH_WAIT_TRIES:-120}"
+ATTACH_WAIT_INTERVAL="${ATTACH_WAIT_INTERVAL:-5}"
+
+info() { printf 'attach-cluster: %s\n' "$*" >&2; }
+fatal() { printf 'attach-cluster: error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+  sed -n '7,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+}
+
+usage_error() {
+  printf 'attach-cluster: %s\n' "$*" >&2
+  usage
+  exit 2
+}
+
+# json_string VALUE: VALUE as a JSON string literal.
+json_string() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\t'/\\t}
+  s=${s//$'\r'/\\r}
+  s=${s//$'\n'/\\n}
+  printf '"%s"' "${s}"
+}
+
+# json_field NAME JSON: the string value of the first "NAME":"..." in JSON (enough for our answers).
+json_field() {
+  printf '%s' "$2" | tr -d '\n' | sed -n "s/.*\"$1\" *: *\"\\([^\"]*\\)\".*/\\1/p" | head -n 1
+}
+
+check_kubeconfig() {
+  local kubeconfig=$1 server
+  server="$(sed -n 's/^[[:space:]]*server:[[:space:]]*//p' "${kubeconfig}" | head -n 1 | tr -d '"'"'")"
+  [ -n "${server}" ] || fatal "${kubeconfig} names no server:"
+  case "${server}" in
+    *://127.*|*://localhost*|*://\[::1\]*)
+      fatal "the kubeconfig's server: ${server} is a loopback address; use an address reachable from the control plane (grep server: ${kubeconfig})" ;;
+  esac
+  info "cluster apiserver ${server}"
+}
+
+install_runtime() {
+  local kubeconfig=$1 skip_ingress=$2 storage_values=$3
+  local k=(kubectl --kubeconfig "${kubeconfig}")
+  local h=(helm --kubeconfig "${kubeconfig}")
+  info "RuntimeClass nvidia"
+  "${k[@]}" apply --server-side --field-manager=gshare-attach -f "${REPO_ROOT}/deploy/addons/runtimeclass-nvidia.yaml"
+
+  local version
+  version="$("${k[@]}" version -o json | sed -n 's/.*"gitVersion": *"\(v[0-9][^"+-]*\).*/\1/p' | tail -n 1)"
+  [ -n "${version}" ] || fatal "could not read the cluster's Kubernetes version (kubectl version)"
+  info "HAMi ${HAMI_CHART_VERSION}, scheduler image pinned to ${version}"
+  "${h[@]}" repo add hami-charts "${HAMI_CHART_REPO}" --force-update >/dev/null
+  "${h[@]}" upgrade --install hami hami-charts/hami --namespace kube-system --version "${HAMI_CHART_VERSION}" \
+    -f "${REPO_ROOT}/deploy/addons/hami-values.yaml" --set "scheduler.kubeScheduler.imageTag=${version}" --wait
+
+  if [ "${skip_ingress}" = 1 ]; then
+    info "ingress-nginx: skipped (--skip-ingress)"
+  else
+    info "ingress-nginx (NodePort 30080/30443)"
+    "${h[@]}" repo add ingress-nginx "${INGRESS_NGINX_CHART_REPO}" --force-update >/dev/null
+    "${h[@]}" upgrade --install ingress-nginx ingress-nginx/ingress-nginx --namespace ingress-nginx --create-namespace \
+      -f "${REPO_ROOT}/deploy/addons/ingress-nginx-values.yaml" --wait
+  fi
+
+  label_gpu_nodes "${kubeconfig}"
+
+  if [ -n "${storage_values}" ]; then
+    info "democratic-csi (StorageClass gshare-data)"
+    "${h[@]}" repo add democratic-csi "${DEMOCRATIC_CSI_CHART_REPO}" --force-update >/dev/null
+    "${h[@]}" upgrade --install gshare-storage democratic-csi/democratic-csi --namespace gshare-storage \
+      --create-namespace -f "${storage_values}"
+  fi
+}
+
+# HAMi sees GPUs on nodes labelled gpu=on; gShare schedules by gshare.io/gpu-mode. Nodes that already
+# carry a GPU mode get gpu=on; nodes without one are named so the operator labels them.
+label_gpu_nodes() {
+  local kubeconfig=$1 node mode unlabelled=""
+  while read -r node mode; do
+    [ -n "${node}" ] || continue
+    case "${mode}" in
+      exclusive|fractional)
+        kubectl --kubeconfig "${kubeconfig}" label node "${node}" gpu=on --overwrite >/dev/null ;;
+      cpu|storage) ;;
+      *) unlabelled="${unlabelled} ${node}" ;;
+    esac
+  done < <(kubectl --kubeconfig "${kubeconfig}" get nodes \
+    -o 'jsonpath={range .items[*]}{.metadata.name} {.metadata.labels.gshare\.io/gpu-mode}{"\n"}{end}')
+  if [ -n "${unlabelled}" ]; then
+    info "warning: nodes without gshare.io/gpu-mode:${unlabelled} (hack/cluster-bootstrap.sh label <node> exclusive|fractional|cpu)"
+  fi
+}
+
+api() {
+  local method=$1 url=$2 body=${3:-}
+  local args=(-sS -X "${method}" -H "Authorization: Bearer ${GSHARE_TOKEN}" -w '\n%{http_code}')
+  if [ -n "${body}" ]; then
+    args+=(-H 'Content-Type: application/json' --data-binary @-)
+  fi
+  printf '%s' "${body}" | curl "${args[@]}" "${url}"
+}
+
+register() {
+  local control_plane=$1 name=$2 kubeconfig=$3 domain=$4 ingress_node=$5
+  local body answer status
+  body="{\"name\":$(json_string "${name}"),\"kubeconfig\":$(json_string "$(cat "${kubeconfig}")"),\"session_domain\":$(json_string "${domain}")"
+  if [ -n "${ingress_node}" ]; then
+    body="${body},\"ingress_node\":$(json_string "${ingress_node}")"
+  fi
+  body="${body}}"
+  answer="$(api POST "${control_plane}/api/v1/clusters" "${body}")"
+  status="${answer##*$'\n'}"
+  answer="${answer%$'\n'*}"
+  if [ "${status}" = 409 ]; then
+    fatal "the control plane refused the registration (409): $(json_field detail "${answer}"); to attach an existing cluster again: POST ${control_plane}/api/v1/clusters/<id>/attach"
+  fi
+  [ "${status}" = 202 ] || fatal "the control plane answered ${status}: $(json_field detail "${answer}")"
+  printf '%s' "${answer}"
+}
+
+follow() {
+  local control_plane=$1 operation=$2 tries=0 answer status state
+  while [ "${tries}" -lt "${ATTACH_WAIT_TRIES}" ]; do
+    answer="$(api GET "${control_plane}/api/v1/operations/${operation}")"
+    status="${answer##*$'\n'}"
+    answer="${answer%$'\n'*}"
+    [ "${status}" = 200 ] || fatal "could not read operation ${operation} (${status})"
+    state="$(json_field status "${answer}")"
+    case "${state}" in
+      completed) info "attached: ${operation} completed"; return 0 ;;
+      failed) fatal "attach failed: $(json_field error "${answer}")" ;;
+      *) info "attaching... next step: $(json_field next_step "${answer}")" ;;
+    esac
+    tries=$((tries + 1))
+    sleep "${ATTACH_WAIT_INTERVAL}"
+  done
+  fatal "the attach did not finish in time; follow it with GET ${control_plane}/api/v1/operations/${operation}"
+}
+
+main() {
+  local kubeconfig="" name="" control_plane="" domain="" ingress_node="" storage_values="" skip_ingress=0 wait=1
+  while [ "$#" -gt 0 ]; do
+    case "$1" in
+      --kubeconfig|--name|--control-plane|--session-domain|--ingress-node|--storage-values)
+        if [ "$#" -lt 2 ] || [ -z "$2" ]; then
+          usage_error "$1 needs a value"
+        fi
+        case "$1" in
+          --kubeconfig) kubeconfig=$2 ;;
+          --name) name=$2 ;;
+          --control-plane) control_plane=${2%/} ;;
+          --session-domain) domain=$2 ;;
+          --ingress-node) ingress_node=$2 ;;
+          --storage-values) storage_values=$2 ;;
+        esac
+        shift ;;
+      --skip-ingress) skip_ingress=1 ;;
+      --no-wait) wait=0 ;;
+      -h|--help) usage; return 0 ;;
+      *) usage_error "unknown argument: $1" ;;
+    esac
+    shift
+  done
+  [ -n "${kubeconfig}" ] || usage_error "--kubeconfig is required"
+  [ -n "${name}" ] || usage_error "--name is required"
+  [ -n "${control_plane}" ] || usage_error "--control-plane is required"
+  [ -n "${domain}" ] || usage_error "--session-domain is required (sessions are served on it)"
+  [ -f "${kubeconfig}" ] || usage_error "--kubeconfig ${kubeconfig} is not a file"
+  [[ "${name}" =~ ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$ ]] || usage_error "--name must be a DNS label, e.g. lab-c2"
+  [[ "${control_plane}" =~ ^https?:// ]] || usage_error "--control-plane must be an http(s) URL"
+  if [ -n "${storage_values}" ] && [ ! -f "${storage_values}" ]; then
+    usage_error "--storage-values ${storage_values} is not a file"
+  fi
+  local tool
+  for tool in kubectl helm curl; do
+    command -v "${tool}" >/dev/null 2>&1 || fatal "${tool} is not on PATH (hack/tools.sh installs kubectl and helm into .tools/bin)"
+  done
+
+  check_kubeconfig "${kubeconfig}"
+  if [ -z "${GSHARE_TOKEN:-}" ]; then
+    info "GSHARE_TOKEN is not set: asking the control plane (current kubectl context) for a super admin token"
+    GSHARE_TOKEN="$("${REPO_ROOT}/hack/bootstrap-superadmin.sh" --cluster)"
+  fi
+  install_runtime "${kubeconfig}" "${skip_ingress}" "${storage_values}"
+
+  local answer cluster operation
+  answer="$(register "${control_plane}" "${name}" "${kubeconfig}" "${domain}" "${ingress_node}")"
+  cluster="$(printf '%s' "${answer}" | tr -d '\n' | sed -n 's/.*"cluster" *: *{ *"id" *: *"\([^"]*\)".*/\1/p')"
+  operation="$(printf '%s' "${answer}" | tr -d '\n' | sed -n 's/.*"operation" *: *{ *"id" *: *"\([^"]*\)".*/\1/p')"
+  info "registered ${name} as ${cluster}; operation ${operation}"
+  printf '%s\n' "${cluster}"
+  if [ "${wait}" = 1 ]; then
+    follow "${control_plane}" "${operation}"
+  fi
+}
+
+main "$@"

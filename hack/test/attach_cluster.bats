@@ -1,0 +1,145 @@
+#!/usr/bin/env bats
+# hack/attach-cluster.sh against stubbed kubectl, helm and curl: what it installs, in which order,
+# what it sends to the API, and that bad input changes nothing.
+# shellcheck disable=SC2154 # status, output and stderr are set by bats' run
+
+setup() {
+  bats_require_minimum_version 1.5.0
+  REPO_ROOT="$(cd "$(dirname "${BATS_TEST_FILENAME}")/../.." && pwd -P)"
+  SCRIPT="${REPO_ROOT}/hack/attach-cluster.sh"
+  BIN="${BATS_TEST_TMPDIR}/bin"
+  export LOG="${BATS_TEST_TMPDIR}/calls.log"
+  export STATE="${BATS_TEST_TMPDIR}/state"
+  mkdir -p "${BIN}" "${STATE}"
+  : >"${LOG}"
+  cat >"${BIN}/kubectl" <<'STUB'
+#!/usr/bin/env bash
+printf 'kubectl %s\n' "$*" >>"${LOG}"
+case "$*" in
+  *"version -o json"*) echo '{"serverVersion": {"gitVersion": "v1.36.2"}}' ;;
+  *"get nodes"*) printf 'gpu-1 exclusive\ngpu-2 fractional\nmaster \ncpu-1 cpu\n' ;;
+esac
+STUB
+  cat >"${BIN}/helm" <<'STUB'
+#!/usr/bin/env bash
+printf 'helm %s\n' "$*" >>"${LOG}"
+STUB
+  cat >"${BIN}/curl" <<'STUB'
+#!/usr/bin/env bash
+body="$(cat)"
+printf 'curl %s\n' "$*" >>"${LOG}"
+[ -n "${body}" ] && printf '%s\n' "${body}" >"${STATE}/last-body"
+case "$*" in
+  *"POST"*"/api/v1/clusters"*)
+    if [ -f "${STATE}/conflict" ]; then printf '{"detail":"a cluster named lab-c2 is already registered"}\n409'; exit 0; fi
+    printf '{"cluster":{"id":"clu_abc","status":"pending"},"operation":{"id":"cluster-attach-clu_abc"}}\n202' ;;
+  *"/api/v1/operations/"*)
+    n=$(cat "${STATE}/polls" 2>/dev/null || echo 0); echo $((n + 1)) >"${STATE}/polls"
+    if [ -f "${STATE}/fail" ]; then printf '{"status":"failed","error":"registration refused: RuntimeClass missing"}\n200'
+    elif [ "${n}" -lt 1 ]; then printf '{"status":"running","next_step":"deploy the cluster-worker"}\n200'
+    else printf '{"status":"completed"}\n200'; fi ;;
+esac
+STUB
+  chmod +x "${BIN}"/*
+  export PATH="${BIN}:/usr/bin:/bin"
+  export GSHARE_TOKEN="admin-token"
+  export ATTACH_WAIT_INTERVAL=0
+  KUBECONFIG_FILE="${BATS_TEST_TMPDIR}/remote.kubeconfig"
+  cat >"${KUBECONFIG_FILE}" <<'KC'
+apiVersion: v1
+kind: Config
+clusters:
+- name: c2
+  cluster:
+    server: https://10.0.0.10:6443
+contexts: [{name: c2, context: {cluster: c2, user: admin}}]
+current-context: c2
+users: [{name: admin, user: {token: "s3cr\"et"}}]
+KC
+}
+
+attach() {
+  run --separate-stderr "${SCRIPT}" --kubeconfig "${KUBECONFIG_FILE}" --name lab-c2 \
+    --control-plane https://gshare.example.com/ --session-domain gshare.lab-c2.example.com --ingress-node master-c2 "$@"
+}
+
+line_of() { grep -n -m 1 -E -- "$1" "${LOG}" | cut -d: -f1; }
+
+@test "installs the runtime in order, registers the cluster and follows the attach to its end" {
+  attach
+  [ "${status}" -eq 0 ]
+  [ "${output}" = "clu_abc" ]
+  grep -q -- "kubectl --kubeconfig ${KUBECONFIG_FILE} apply --server-side --field-manager=gshare-attach -f ${REPO_ROOT}/deploy/addons/runtimeclass-nvidia.yaml" "${LOG}"
+  grep -q -- "helm --kubeconfig ${KUBECONFIG_FILE} upgrade --install hami hami-charts/hami --namespace kube-system --version 2.10.0 .*--set scheduler.kubeScheduler.imageTag=v1.36.2 --wait" "${LOG}"
+  grep -q -- "upgrade --install ingress-nginx ingress-nginx/ingress-nginx" "${LOG}"
+  [ "$(line_of 'runtimeclass-nvidia')" -lt "$(line_of 'install hami')" ]
+  [ "$(line_of 'install hami')" -lt "$(line_of 'POST')" ]
+  [ "$(line_of 'POST')" -lt "$(line_of 'operations/cluster-attach-clu_abc')" ]
+  [[ "${stderr}" == *"next step: deploy the cluster-worker"* ]]
+  [[ "${stderr}" == *"completed"* ]]
+}
+
+@test "labels GPU nodes gpu=on and names the nodes without a mode" {
+  attach
+  [ "${status}" -eq 0 ]
+  grep -q -- "label node gpu-1 gpu=on --overwrite" "${LOG}"
+  grep -q -- "label node gpu-2 gpu=on --overwrite" "${LOG}"
+  run ! grep -q -- "label node cpu-1" "${LOG}"
+  [[ "${stderr}" == *"nodes without gshare.io/gpu-mode: master"* ]]
+}
+
+@test "sends the kubeconfig whole and JSON-escaped, with the token and the session domain" {
+  attach
+  [ "${status}" -eq 0 ]
+  grep -q -- "-H Authorization: Bearer admin-token" "${LOG}"
+  grep -qF '"name":"lab-c2"' "${STATE}/last-body"
+  grep -qF '"session_domain":"gshare.lab-c2.example.com"' "${STATE}/last-body"
+  grep -qF '"ingress_node":"master-c2"' "${STATE}/last-body"
+  grep -qF 's3cr\\\"et' "${STATE}/last-body"
+  grep -qF 'server: https://10.0.0.10:6443\n' "${STATE}/last-body"
+}
+
+@test "--skip-ingress and --storage-values change what is installed" {
+  printf 'driver: zfs-generic-nfs\n' >"${BATS_TEST_TMPDIR}/csi-values.yaml"
+  attach --skip-ingress --storage-values "${BATS_TEST_TMPDIR}/csi-values.yaml" --no-wait
+  [ "${status}" -eq 0 ]
+  run ! grep -q -- "ingress-nginx/ingress-nginx" "${LOG}"
+  grep -q -- "upgrade --install gshare-storage democratic-csi/democratic-csi --namespace gshare-storage --create-namespace -f ${BATS_TEST_TMPDIR}/csi-values.yaml" "${LOG}"
+  run ! grep -q -- "operations/" "${LOG}"
+}
+
+@test "a failed attach says why and exits non-zero" {
+  touch "${STATE}/fail"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"attach failed: registration refused: RuntimeClass missing"* ]]
+}
+
+@test "a name already registered is a clear 409 with the way to attach again" {
+  touch "${STATE}/conflict"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"already registered"* ]]
+  [[ "${stderr}" == *"/api/v1/clusters/<id>/attach"* ]]
+}
+
+@test "a loopback kubeconfig is refused before anything is installed" {
+  sed -i 's#https://10.0.0.10:6443#https://127.0.0.1:6443#' "${KUBECONFIG_FILE}"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"reachable from the control plane"* ]]
+  [ ! -s "${LOG}" ]
+}
+
+@test "bad arguments print the usage, exit 2 and touch nothing" {
+  for args in "" "--name lab-c2" "--bogus" "--kubeconfig /nonexistent --name a --control-plane https://x.example.com --session-domain d.example.com" \
+      "--kubeconfig ${KUBECONFIG_FILE} --name Lab_C2 --control-plane https://x.example.com --session-domain d.example.com" \
+      "--kubeconfig ${KUBECONFIG_FILE} --name lab --control-plane gshare.example.com --session-domain d.example.com" \
+      "--kubeconfig ${KUBECONFIG_FILE} --name lab --control-plane https://x.example.com"; do
+    # shellcheck disable=SC2086 # split on purpose
+    run --separate-stderr "${SCRIPT}" ${args}
+    [ "${status}" -eq 2 ]
+    [[ "${stderr}" == *"Usage: hack/attach-cluster.sh"* ]]
+  done
+  [ ! -s "${LOG}" ]
+}
