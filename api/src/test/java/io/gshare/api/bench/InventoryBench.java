@@ -36,7 +36,17 @@ public final class InventoryBench {
 
   private InventoryBench() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+      System.exit(0);
+    } catch (Exception e) {
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
     int clusters = arg(args, 0, 50);
     int nodes = arg(args, 1, 200);
     int gpus = arg(args, 2, 8);
@@ -45,14 +55,16 @@ public final class InventoryBench {
 
     String jdbcUrl = EmbeddedPostgresSupport.newDatabase();
     SpringApplication app = new SpringApplication(GshareApiApplication.class);
-    app.setDefaultProperties(Map.of(
+    // Command-line properties: they outrank application.yaml's environment defaults.
+    String[] properties = Map.of(
         "spring.datasource.url", jdbcUrl, "spring.datasource.username", "postgres", "spring.datasource.password", "",
         "gshare.temporal.address", TemporalTestServerSupport.address(),
         "gshare.security.key-dir", Files.createTempDirectory("gshare-bench-keys").toString(),
         "gshare.cluster-worker.image", "registry.example.com/gshare/cluster-worker:bench",
         "server.port", "0", "logging.level.root", "WARN", "spring.datasource.hikari.maximum-pool-size", "16",
-        "server.tomcat.threads.max", "32"));
-    try (ConfigurableApplicationContext context = app.run()) {
+        "server.tomcat.threads.max", "32").entrySet().stream()
+        .map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+    try (ConfigurableApplicationContext context = app.run(properties)) {
       int port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
       JdbcClient jdbc = context.getBean(JdbcClient.class);
       Tokens tokens = context.getBean(Tokens.class);
@@ -102,7 +114,6 @@ public final class InventoryBench {
       System.out.printf("  api request-thread CPU: %.1f ms per report; at a 15 s tick %.2f%% of one core%n",
           cpu / 1e6 / steadyReports, cpu / 1e9 / steadyReports * perTick * 100);
     }
-    System.exit(0);
   }
 
   private static List<Long> round(ExecutorService pool, HttpClient http, int port, List<String> reports, List<String> tokens)
