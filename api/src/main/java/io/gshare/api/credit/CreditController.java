@@ -1,0 +1,119 @@
+package io.gshare.api.credit;
+
+import io.gshare.activities.control.CreditLedger;
+import io.gshare.api.error.GshareException;
+import io.gshare.api.error.ProblemCode;
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import io.gshare.api.support.NewIds;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+import java.math.BigDecimal;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+@Tag(name = "credits")
+class CreditController {
+
+  private final CreditLedger ledger;
+  private final JdbcClient jdbc;
+  private final Access access;
+
+  CreditController(CreditLedger ledger, JdbcClient jdbc, Access access) {
+    this.ledger = ledger;
+    this.jdbc = jdbc;
+    this.access = access;
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class LedgerConfig {
+    @Bean
+    CreditLedger creditLedger(JdbcClient jdbc) {
+      return new CreditLedger(jdbc);
+    }
+  }
+
+  record Entry(long id, BigDecimal amount, String kind, String sessionId, Instant bucketStart, String description,
+      Instant createdAt) {}
+
+  record Credits(String userId, String accountId, BigDecimal balance, List<Entry> entries) {}
+
+  /** @param idempotencyKey the same key twice books one grant (also accepted as the Idempotency-Key header) */
+  record Grant(@NotBlank String userId, @NotNull @DecimalMin(value = "0", inclusive = false) @DecimalMax("1000000000")
+      BigDecimal amount, @Size(max = 500) String description, @Size(min = 1, max = 150) String idempotencyKey) {}
+
+  record Granted(long entryId, boolean created, BigDecimal balance) {}
+
+  @GetMapping("/api/v1/credits")
+  @Transactional
+  @Operation(summary = "Your balance and latest ledger entries (admins: any user's with user_id)")
+  Credits get(Caller.User caller, @RequestParam(name = "user_id", required = false) String userId,
+      @RequestParam(defaultValue = "100") int limit) {
+    String user = userId == null ? caller.userId() : userId;
+    if (!user.equals(caller.userId())) {
+      access.requireAdmin(caller, "credits", user);
+    }
+    if (limit < 1 || limit > 1000) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "limit must be between 1 and 1000");
+    }
+    requireUser(user);
+    String account = ledger.accountOf(user);
+    List<Entry> entries = jdbc.sql("""
+        select * from credit_ledger where account_id = :a order by created_at desc, id desc limit :limit
+        """).param("a", account).param("limit", limit)
+        .query((rs, n) -> new Entry(rs.getLong("id"), rs.getBigDecimal("amount"), rs.getString("kind"),
+            rs.getString("session_id"), instant(rs.getTimestamp("bucket_start")), rs.getString("description"),
+            instant(rs.getTimestamp("created_at"))))
+        .list();
+    return new Credits(user, account, ledger.balance(account), entries);
+  }
+
+  @PostMapping("/api/v1/credits/grants")
+  @Transactional
+  @Operation(summary = "Grant credits to a user (admins); idempotent per key: a retry books nothing twice")
+  ResponseEntity<Granted> grant(Caller.User caller, @Valid @RequestBody Grant body,
+      @RequestHeader(name = "Idempotency-Key", required = false) String headerKey) {
+    access.requireAdmin(caller, "credits", body.userId());
+    requireUser(body.userId());
+    String key = body.idempotencyKey() != null ? body.idempotencyKey() : headerKey != null ? headerKey : NewIds.next("grant");
+    CreditLedger.Booked booked;
+    try {
+      booked = ledger.grant(body.userId(), body.amount(), key, body.description(), caller.userId());
+    } catch (IllegalStateException e) {
+      throw new GshareException(ProblemCode.CONFLICT, e.getMessage());
+    }
+    BigDecimal balance = ledger.balance(ledger.accountOf(body.userId()));
+    return ResponseEntity.status(booked.created() ? HttpStatus.CREATED : HttpStatus.OK)
+        .body(new Granted(booked.entryId(), booked.created(), balance));
+  }
+
+  private void requireUser(String userId) {
+    if (jdbc.sql("select count(*) from users where id = :u").param("u", userId).query(Integer.class).single() == 0) {
+      throw GshareException.notFound("user", userId);
+    }
+  }
+
+  private static Instant instant(Timestamp ts) {
+    return ts == null ? null : ts.toInstant();
+  }
+}

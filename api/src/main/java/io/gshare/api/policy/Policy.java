@@ -1,0 +1,25 @@
+package io.gshare.api.policy;
+
+import java.math.BigDecimal;
+
+/**
+ * What a team may do; the default applies to users without a team or a team without its own.
+ *
+ * @param teamId null for the default policy
+ * @param maxConcurrentSessions null: no limit
+ * @param maxRuntimeMinutes null: no limit; {@code maxRuntimeAction} says whether a session then pauses or ends
+ * @param idleTimeoutMinutes null: never reaped for idleness
+ * @param overflow {@code shared_pool}: sessions may run on the shared pool when the team's pool is full or empty
+ * @param placement {@code binpack} (fill GPUs, keep whole ones free) or {@code spread}
+ * @param minBalanceToStart credits a user needs to start a session
+ */
+public record Policy(String teamId, Integer maxConcurrentSessions, Integer maxRuntimeMinutes, String maxRuntimeAction,
+    Integer idleTimeoutMinutes, String overflow, String placement, BigDecimal minBalanceToStart) {
+
+  /** When no default policy row exists: no limits, overflow allowed, binpack. */
+  public static final Policy BUILT_IN = new Policy(null, null, null, "pause", null, "shared_pool", "binpack", BigDecimal.ZERO);
+
+  public boolean mayOverflow() {
+    return "shared_pool".equals(overflow);
+  }
+}

@@ -1,0 +1,71 @@
+package io.gshare.api.policy;
+
+import io.gshare.api.support.NewIds;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+@Repository
+public class PolicyRepository {
+
+  private final JdbcClient jdbc;
+
+  PolicyRepository(JdbcClient jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  /** The team's own policy, else the default, else the built-in one. */
+  public Policy effective(String teamId) {
+    if (teamId != null) {
+      Optional<Policy> own = find(teamId);
+      if (own.isPresent()) {
+        return own.get();
+      }
+    }
+    return find(null).orElse(Policy.BUILT_IN);
+  }
+
+  public Optional<Policy> find(String teamId) {
+    return (teamId == null
+        ? jdbc.sql("select * from policies where team_id is null")
+        : jdbc.sql("select * from policies where team_id = :t").param("t", teamId))
+        .query(PolicyRepository::map).optional();
+  }
+
+  public void upsert(Policy p) {
+    String existing = (p.teamId() == null
+        ? jdbc.sql("select id from policies where team_id is null")
+        : jdbc.sql("select id from policies where team_id = :t").param("t", p.teamId()))
+        .query(String.class).optional().orElse(null);
+    String sql = existing == null
+        ? """
+          insert into policies (id, team_id, max_concurrent_sessions, max_runtime_minutes, max_runtime_action,
+                                idle_timeout_minutes, overflow, placement, min_balance_to_start)
+          values (:id, :team, :max, :runtime, :action, :idle, :overflow, :placement, :min)
+          """
+        : """
+          update policies set max_concurrent_sessions = :max, max_runtime_minutes = :runtime, max_runtime_action = :action,
+                 idle_timeout_minutes = :idle, overflow = :overflow, placement = :placement, min_balance_to_start = :min
+           where id = :id
+          """;
+    jdbc.sql(sql)
+        .param("id", existing == null ? NewIds.next("pol") : existing).param("team", p.teamId())
+        .param("max", p.maxConcurrentSessions()).param("runtime", p.maxRuntimeMinutes()).param("action", p.maxRuntimeAction())
+        .param("idle", p.idleTimeoutMinutes()).param("overflow", p.overflow()).param("placement", p.placement())
+        .param("min", p.minBalanceToStart())
+        .update();
+  }
+
+  public int deleteTeamPolicy(String teamId) {
+    return jdbc.sql("delete from policies where team_id = :t").param("t", teamId).update();
+  }
+
+  private static Policy map(ResultSet rs, int row) throws SQLException {
+    return new Policy(rs.getString("team_id"), (Integer) rs.getObject("max_concurrent_sessions"),
+        (Integer) rs.getObject("max_runtime_minutes"), rs.getString("max_runtime_action"),
+        (Integer) rs.getObject("idle_timeout_minutes"), rs.getString("overflow"), rs.getString("placement"),
+        rs.getBigDecimal("min_balance_to_start"));
+  }
+}

@@ -1,0 +1,165 @@
+package io.gshare.api.catalogue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.activities.control.CreditLedger;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.InventoryFixture;
+import io.gshare.api.support.NewTestIds;
+import java.math.BigDecimal;
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/** Offerings, images, node pools, policies and credits through the API: validation writes nothing. */
+class CatalogueIT extends ApiIntegrationTest {
+
+  @Autowired ObjectMapper json;
+  @Autowired CreditLedger ledger;
+  private String admin;
+
+  @BeforeEach
+  void admin() {
+    admin = adminToken();
+  }
+
+  private int count(String table) {
+    return jdbc.sql("select count(*) from " + table).query(Integer.class).single();
+  }
+
+  private String code(HttpResponse<String> response) throws Exception {
+    return json.readTree(response.body()).path("code").asText();
+  }
+
+  @Test
+  void offeringsAreValidatedAndMarkTheModelsClustersHave() throws Exception {
+    String model = "Catalogue GPU " + NewTestIds.next("m");
+    InventoryFixture fixture = new InventoryFixture(jdbc);
+    fixture.node(fixture.cluster(), "fractional", model, 1, 40960, 10, null);
+    int before = count("offerings");
+
+    for (String bad : new String[] {
+        "{\"name\":\"x\",\"gpu_model\":\"m\",\"mode\":\"exclusive\",\"price_per_hour\":1}",
+        "{\"name\":\"x\",\"gpu_model\":\"m\",\"mode\":\"fractional\",\"gpu_count\":1,\"price_per_hour\":1}",
+        "{\"name\":\"x\",\"gpu_model\":\"m\",\"mode\":\"shared\",\"gpu_count\":1,\"price_per_hour\":1}",
+        "{\"name\":\"x\",\"gpu_model\":\"m\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":-1}",
+        "{\"name\":\"x\",\"gpu_model\":\"m\",\"mode\":\"fractional\",\"gpumem_mib\":1024,\"gpucores_percent\":101,\"price_per_hour\":1}"}) {
+      HttpResponse<String> response = post("/api/v1/offerings", bad, admin);
+      assertThat(response.statusCode()).as(bad).isEqualTo(422);
+      assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+    }
+    assertThat(count("offerings")).isEqualTo(before);
+
+    String body = "{\"name\":\"" + NewTestIds.next("slice") + "\",\"gpu_model\":\"" + model
+        + "\",\"mode\":\"fractional\",\"gpumem_mib\":10240,\"gpucores_percent\":25,\"price_per_hour\":1.5}";
+    HttpResponse<String> created = post("/api/v1/offerings", body, admin);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    JsonNode offering = json.readTree(created.body());
+    assertThat(offering.get("cluster_has").asBoolean()).isTrue();
+    assertThat(post("/api/v1/offerings", body, admin).statusCode()).isEqualTo(409);
+    assertThat(post("/api/v1/offerings", body.replace("slice", "other"), tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
+
+    String id = offering.get("id").asText();
+    assertThat(send("PATCH", "/api/v1/offerings/" + id, "{\"active\":false}", admin).statusCode()).isEqualTo(200);
+    String user = tokenFor(newUser("user"));
+    assertThat(get("/api/v1/offerings/" + id, user).statusCode()).isEqualTo(404);
+    assertThat(get("/api/v1/offerings", admin).body()).contains(model); // inactive: listed as unoffered for admins
+    assertThat(send("DELETE", "/api/v1/offerings/" + id, null, admin).statusCode()).isEqualTo(204);
+  }
+
+  @Test
+  void imagesDefaultToJupyterAndRefuseBadReferences() throws Exception {
+    int before = count("images");
+    assertThat(post("/api/v1/images", "{\"name\":\"bad\",\"reference\":\"has space\"}", admin).statusCode()).isEqualTo(422);
+    assertThat(post("/api/v1/images", "{\"name\":\"bad\",\"reference\":\"x\",\"port\":70000}", admin).statusCode()).isEqualTo(422);
+    assertThat(count("images")).isEqualTo(before);
+
+    String name = NewTestIds.next("jupyter");
+    JsonNode image = json.readTree(post("/api/v1/images",
+        "{\"name\":\"" + name + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body());
+    assertThat(image.get("port").asInt()).isEqualTo(8888);
+    assertThat(image.get("path").asText()).isEqualTo("/");
+    assertThat(json.readTree(send("PATCH", "/api/v1/images/" + image.get("id").asText(), "{\"port\":8080}", admin).body())
+        .get("port").asInt()).isEqualTo(8080);
+    assertThat(get("/api/v1/images", tokenFor(newUser("user"))).body()).contains(name);
+  }
+
+  @Test
+  void nodePoolsTakeNodesAndGiveThemBack() throws Exception {
+    InventoryFixture fixture = new InventoryFixture(jdbc);
+    String node = fixture.node(fixture.cluster(), "exclusive", "Pool GPU", 1, 1000, 1, null);
+    String team = json.readTree(post("/api/v1/teams", "{\"name\":\"" + NewTestIds.next("vision") + "\"}", admin).body())
+        .get("id").asText();
+    assertThat(post("/api/v1/node-pools", "{\"name\":\"p\",\"team_id\":\"team_nosuch\"}", admin).statusCode()).isEqualTo(422);
+
+    JsonNode pool = json.readTree(post("/api/v1/node-pools",
+        "{\"name\":\"" + NewTestIds.next("pool") + "\",\"team_id\":\"" + team + "\"}", admin).body());
+    String id = pool.get("id").asText();
+    assertThat(send("PUT", "/api/v1/node-pools/" + id + "/nodes", "{\"node_ids\":[\"nod_nosuch\"]}", admin).statusCode())
+        .isEqualTo(422);
+    JsonNode filled = json.readTree(send("PUT", "/api/v1/node-pools/" + id + "/nodes",
+        "{\"node_ids\":[\"" + node + "\"]}", admin).body());
+    assertThat(filled.get("node_ids").get(0).asText()).isEqualTo(node);
+    assertThat(json.readTree(get("/api/v1/nodes?pool_id=" + id, admin).body()).get("items")).hasSize(1);
+
+    assertThat(send("DELETE", "/api/v1/node-pools/" + id, null, admin).statusCode()).isEqualTo(204);
+    assertThat(jdbc.sql("select pool_id from nodes where id = :n").param("n", node).query(String.class).optional())
+        .isEmpty();
+  }
+
+  @Test
+  void policiesHaveADefaultAndTeamOverrides() throws Exception {
+    int before = count("policies");
+    assertThat(send("PUT", "/api/v1/policies/default", "{\"overflow\":\"everywhere\"}", admin).statusCode()).isEqualTo(422);
+    assertThat(send("PUT", "/api/v1/policies/default", "{\"max_concurrent_sessions\":-1}", admin).statusCode()).isEqualTo(422);
+    assertThat(count("policies")).isEqualTo(before);
+
+    String team = json.readTree(post("/api/v1/teams", "{\"name\":\"" + NewTestIds.next("nlp") + "\"}", admin).body())
+        .get("id").asText();
+    JsonNode inherited = json.readTree(get("/api/v1/teams/" + team + "/policy", admin).body());
+    assertThat(inherited.has("team_id")).isFalse();
+    JsonNode own = json.readTree(send("PUT", "/api/v1/teams/" + team + "/policy",
+        "{\"max_concurrent_sessions\":2,\"overflow\":\"none\",\"max_runtime_minutes\":480}", admin).body());
+    assertThat(own.get("team_id").asText()).isEqualTo(team);
+    assertThat(own.get("overflow").asText()).isEqualTo("none");
+    assertThat(send("DELETE", "/api/v1/teams/" + team + "/policy", null, admin).statusCode()).isEqualTo(204);
+    assertThat(get("/api/v1/teams/" + team + "/policy", tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
+  }
+
+  @Test
+  void grantsChargesSettlementsAndRefundsAreEachOneIdempotentCall() throws Exception {
+    String user = newUser("user");
+    String key = NewTestIds.next("grant");
+    String grant = "{\"user_id\":\"" + user + "\",\"amount\":100,\"idempotency_key\":\"" + key + "\"}";
+    assertThat(post("/api/v1/credits/grants", grant, admin).statusCode()).isEqualTo(201);
+    HttpResponse<String> retried = post("/api/v1/credits/grants", grant, admin);
+    assertThat(retried.statusCode()).isEqualTo(200);
+    assertThat(json.readTree(retried.body()).get("created").asBoolean()).isFalse();
+    assertThat(post("/api/v1/credits/grants", grant.replace("100", "500"), admin).statusCode()).isEqualTo(409);
+    assertThat(post("/api/v1/credits/grants", "{\"user_id\":\"" + user + "\",\"amount\":0}", admin).statusCode()).isEqualTo(422);
+    assertThat(post("/api/v1/credits/grants", grant, tokenFor(user)).statusCode()).isEqualTo(403);
+
+    String account = ledger.accountOf(user);
+    String session = new InventoryFixture(jdbc).session(user, "m", "exclusive");
+    Instant minute = Instant.parse("2026-12-02T10:05:30Z");
+    assertThat(ledger.charge(session, account, minute, new BigDecimal("0.5")).created()).isTrue();
+    assertThat(ledger.charge(session, account, Instant.parse("2026-12-02T10:05:01Z"), new BigDecimal("0.5")).created())
+        .isFalse();
+    assertThat(ledger.settle(session, account, "bw_1", new BigDecimal("0.2")).created()).isTrue();
+    assertThat(ledger.settle(session, account, "bw_1", new BigDecimal("0.2")).created()).isFalse();
+    assertThat(ledger.refund(session, account, new BigDecimal("0.7"), "failed to start", "r1").created()).isTrue();
+    assertThat(ledger.refund(session, account, new BigDecimal("0.7"), "failed to start", "r1").created()).isFalse();
+
+    JsonNode credits = json.readTree(get("/api/v1/credits", tokenFor(user)).body());
+    assertThat(new BigDecimal(credits.get("balance").asText())).isEqualByComparingTo("100");
+    assertThat(credits.get("entries")).hasSize(4);
+    BigDecimal sum = jdbc.sql("select sum(amount) from credit_ledger where account_id = :a").param("a", account)
+        .query(BigDecimal.class).single();
+    assertThat(sum).isEqualByComparingTo(new BigDecimal(credits.get("balance").asText()));
+    assertThat(get("/api/v1/credits?user_id=" + newUser("user"), tokenFor(user)).statusCode()).isEqualTo(403);
+  }
+}

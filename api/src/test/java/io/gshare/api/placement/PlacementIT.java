@@ -1,0 +1,241 @@
+package io.gshare.api.placement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.activities.control.CreditLedger;
+import io.gshare.api.error.GshareException;
+import io.gshare.api.error.ProblemCode;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.InventoryFixture;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.workflows.session.GpuPlacement;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.DataAccessException;
+
+/** Admission and placement on a real PostgreSQL: fit, binpack, pools, policies, and never beyond capacity. */
+class PlacementIT extends ApiIntegrationTest {
+
+  @Autowired PlacementService placement;
+  @Autowired CreditLedger ledger;
+  @Autowired ObjectMapper json;
+  private InventoryFixture fixture;
+  private String model;
+
+  @BeforeEach
+  void setUp() {
+    fixture = new InventoryFixture(jdbc);
+    model = "GPU Model " + NewTestIds.next("m"); // a model of this test alone: other tests' cards never interfere
+  }
+
+  private String richUser(String teamId) {
+    String user = newUser("user");
+    if (teamId != null) {
+      jdbc.sql("update users set team_id = :t where id = :u").param("t", teamId).param("u", user).update();
+    }
+    ledger.grant(user, new BigDecimal("1000"), NewTestIds.next("g"), "test", null);
+    return user;
+  }
+
+  private GpuPlacement allocate(String user, String offering) {
+    return placement.allocate(new PlacementService.Request(fixture.session(user, model, "exclusive"), user, offering)).placement();
+  }
+
+  private ProblemCode refusal(String user, String offering) {
+    try {
+      allocate(user, offering);
+      return null;
+    } catch (GshareException e) {
+      return e.code();
+    }
+  }
+
+  @Test
+  void slicesBinpackOntoTheFullestGpuAndWholeGpusStayOnOneNode() {
+    String cluster = fixture.cluster();
+    String fractional = fixture.node(cluster, "fractional", model, 2, 40960, 10, null);
+    fixture.node(cluster, "exclusive", model, 4, 81559, 1, null);
+    String slice = fixture.offering(model, "fractional", null, 10240, 25, 1);
+    String two = fixture.offering(model, "exclusive", 2, null, null, 4);
+    String user = richUser(null);
+
+    GpuPlacement first = allocate(user, slice);
+    GpuPlacement second = allocate(user, slice);
+    assertThat(first.nodeId()).isEqualTo(fractional);
+    assertThat(second.gpuUuids()).isEqualTo(first.gpuUuids()); // binpack: same card until it is full
+    assertThat(first.gpumemMib()).isEqualTo(10240);
+    assertThat(first.gpucoresPercent()).isEqualTo(25);
+
+    GpuPlacement whole = allocate(user, two);
+    assertThat(whole.mode()).isEqualTo("exclusive");
+    assertThat(whole.gpuUuids()).hasSize(2).allSatisfy(u -> assertThat(u).startsWith("GPU-" + whole.nodeId()));
+    assertThat(whole.gpumemMib()).isNull();
+  }
+
+  @Test
+  void spreadPutsSlicesOnDifferentGpus() {
+    String team = NewTestIds.next("team");
+    jdbc.sql("insert into teams (id, name) values (:t, :t)").param("t", team).update();
+    jdbc.sql("insert into policies (id, team_id, placement) values (:id, :t, 'spread')")
+        .param("id", NewTestIds.next("pol")).param("t", team).update();
+    String cluster = fixture.cluster();
+    fixture.node(cluster, "fractional", model, 2, 40960, 10, null);
+    String slice = fixture.offering(model, "fractional", null, 10240, 25, 1);
+    String user = richUser(team);
+
+    assertThat(allocate(user, slice).gpuUuids()).isNotEqualTo(allocate(user, slice).gpuUuids());
+  }
+
+  @Test
+  void fiftyConcurrentRequestsForTwelveSlotsNeverOversubscribe() throws Exception {
+    String cluster = fixture.cluster();
+    fixture.node(cluster, "fractional", model, 2, 40960, 4, null);
+    fixture.node(cluster, "fractional", model, 1, 40960, 4, null);
+    // 3 cards x 4 slices of 10 GiB / 25 %: exactly 12 slots.
+    String slice = fixture.offering(model, "fractional", null, 10240, 25, 1);
+    List<String> users = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      users.add(richUser(null));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    List<Future<ProblemCode>> answers = new ArrayList<>();
+    for (String user : users) {
+      Callable<ProblemCode> request = () -> refusal(user, slice);
+      answers.add(pool.submit(request));
+    }
+    int placed = 0;
+    int busy = 0;
+    for (Future<ProblemCode> answer : answers) {
+      ProblemCode code = answer.get();
+      if (code == null) {
+        placed++;
+      } else {
+        assertThat(code).isEqualTo(ProblemCode.INSUFFICIENT_CAPACITY);
+        busy++;
+      }
+    }
+    pool.shutdown();
+
+    assertThat(placed).isEqualTo(12);
+    assertThat(busy).isEqualTo(38);
+    List<Object[]> perGpu = jdbc.sql("""
+        select g.uuid, count(a.id), coalesce(sum(a.gpumem_mib), 0), coalesce(sum(a.gpucores_percent), 0), g.memory_mib, g.split_count
+          from gpu_devices g left join allocations a on a.gpu_uuid = g.uuid and a.released_at is null
+         where g.model = :m group by g.uuid
+        """).param("m", model)
+        .query((rs, n) -> new Object[] {rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)}).list();
+    assertThat(perGpu).hasSize(3).allSatisfy(row -> {
+      assertThat((long) row[0]).isLessThanOrEqualTo((long) row[4]);
+      assertThat((long) row[1]).isLessThanOrEqualTo((long) row[3]);
+      assertThat((long) row[2]).isLessThanOrEqualTo(100);
+    });
+  }
+
+  @Test
+  void aFullTeamPoolOverflowsToTheSharedPoolOnlyWhenItsPolicyAllows() {
+    String overflowing = team("shared_pool");
+    String confined = team("none");
+    String cluster = fixture.cluster();
+    String poolA = pool(overflowing);
+    String poolB = pool(confined);
+    String nodeA = fixture.node(cluster, "exclusive", model, 1, 81559, 1, poolA);
+    String nodeB = fixture.node(cluster, "exclusive", model, 1, 81559, 1, poolB);
+    String shared = fixture.node(cluster, "exclusive", model, 2, 81559, 1, null);
+    String one = fixture.offering(model, "exclusive", 1, null, null, 2);
+    String alice = richUser(overflowing);
+    String bob = richUser(confined);
+
+    assertThat(allocate(alice, one).nodeId()).isEqualTo(nodeA);   // own pool first
+    assertThat(allocate(alice, one).nodeId()).isEqualTo(shared);  // full: overflow
+    assertThat(allocate(bob, one).nodeId()).isEqualTo(nodeB);
+    assertThat(refusal(bob, one)).isEqualTo(ProblemCode.INSUFFICIENT_CAPACITY); // no overflow for bob
+    String carol = richUser(null);                                // no team: the shared pool
+    assertThat(allocate(carol, one).nodeId()).isEqualTo(shared);
+    assertThat(refusal(carol, one)).isEqualTo(ProblemCode.INSUFFICIENT_CAPACITY);
+  }
+
+  @Test
+  void theAnswersSayWhyNot() throws Exception {
+    String cluster = fixture.cluster();
+    fixture.node(cluster, "exclusive", model, 1, 81559, 1, null);
+    String one = fixture.offering(model, "exclusive", 1, null, null, 6);
+    String user = richUser(null);
+
+    String inactive = fixture.offering(model, "exclusive", 1, null, null, 1);
+    jdbc.sql("update offerings set active = false where id = :id").param("id", inactive).update();
+    assertThat(refusal(user, inactive)).isEqualTo(ProblemCode.UNSERVICEABLE);
+    String elsewhere = fixture.offering("Model Nobody Has " + model, "exclusive", 1, null, null, 1);
+    assertThat(refusal(user, elsewhere)).isEqualTo(ProblemCode.UNSERVICEABLE);
+
+    String poor = newUser("user");
+    assertThat(refusal(poor, one)).isEqualTo(ProblemCode.INSUFFICIENT_CREDITS);
+
+    String team = team("shared_pool");
+    jdbc.sql("update policies set max_concurrent_sessions = 0 where team_id = :t").param("t", team).update();
+    assertThat(refusal(richUser(team), one)).isEqualTo(ProblemCode.QUOTA_EXCEEDED);
+
+    // Through the API: a model with cards and no active offering is unserviceable; admins see it listed.
+    String unoffered = "Unoffered " + model;
+    fixture.node(cluster, "exclusive", unoffered, 1, 1000, 1, null);
+    var response = get("/api/v1/availability?gpu_model=" + java.net.URLEncoder.encode(unoffered, "UTF-8"), tokenFor(user));
+    assertThat(response.statusCode()).isEqualTo(409);
+    assertThat(json.readTree(response.body()).get("code").asText()).isEqualTo("unserviceable");
+    assertThat(get("/api/v1/offerings", adminToken()).body()).contains(unoffered);
+    assertThat(get("/api/v1/offerings", tokenFor(user)).body()).doesNotContain(unoffered);
+
+    var ok = get("/api/v1/availability?offering_id=" + one, tokenFor(user));
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+    assertThat(json.readTree(ok.body()).get("cluster_id").asText()).isEqualTo(cluster);
+    var poorAnswer = get("/api/v1/availability?offering_id=" + one, tokenFor(poor));
+    assertThat(poorAnswer.statusCode()).isEqualTo(402);
+  }
+
+  @Test
+  void theDatabaseRefusesAllocationsBeyondCapacityWhoeverWritesThem() {
+    String cluster = fixture.cluster();
+    String node = fixture.node(cluster, "fractional", model, 1, 1000, 2, null);
+    String uuid = "GPU-" + node + "-0";
+    String user = richUser(null);
+    insertAllocation(fixture.session(user, model, "exclusive"), node, uuid, 600, 50);
+    assertThatThrownBy(() -> insertAllocation(fixture.session(user, model, "exclusive"), node, uuid, 600, 10))
+        .isInstanceOf(DataAccessException.class).hasMessageContaining("has no room");
+    assertThatThrownBy(() -> insertAllocation(fixture.session(user, model, "exclusive"), node, uuid, null, null))
+        .isInstanceOf(DataAccessException.class).hasMessageContaining("already allocated");
+
+    String released = fixture.session(user, model, "exclusive");
+    insertAllocation(released, node, uuid, 400, 50);
+    assertThat(placement.release(released)).isEqualTo(1);
+    assertThat(placement.release(released)).isZero();
+    insertAllocation(fixture.session(user, model, "exclusive"), node, uuid, 400, 50);
+  }
+
+  private void insertAllocation(String session, String node, String uuid, Integer mem, Integer cores) {
+    jdbc.sql("insert into allocations (id, session_id, node_id, gpu_uuid, gpumem_mib, gpucores_percent) values (:id, :s, :n, :g, :m, :c)")
+        .param("id", NewTestIds.next("alc")).param("s", session).param("n", node).param("g", uuid).param("m", mem)
+        .param("c", cores).update();
+  }
+
+  private String team(String overflow) {
+    String team = NewTestIds.next("team");
+    jdbc.sql("insert into teams (id, name) values (:t, :t)").param("t", team).update();
+    jdbc.sql("insert into policies (id, team_id, overflow) values (:id, :t, :o)")
+        .param("id", NewTestIds.next("pol")).param("t", team).param("o", overflow).update();
+    return team;
+  }
+
+  private String pool(String team) {
+    String pool = NewTestIds.next("pool");
+    jdbc.sql("insert into node_pools (id, name, team_id) values (:p, :p, :t)").param("p", pool).param("t", team).update();
+    return pool;
+  }
+}
