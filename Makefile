@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell tools bench-inventory clean
+.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -29,6 +29,10 @@ test-shell: ## shellcheck and bats over hack/
 bench-inventory: ## benchmark: 50 clusters x 200 nodes x 8 GPUs of inventory reports against the real api (prints figures)
 	$(MVN) -q -DskipTests install
 	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.InventoryBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
+
+bench-allocation: ## benchmark: 32 concurrent clients placing GPU slices (prints allocations/s, latency, oversubscriptions)
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.AllocationBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
 clean: ## remove build output and downloaded tools
 	$(MVN) -q clean
