@@ -3,6 +3,8 @@ package io.gshare.workflows.common;
 import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
+import io.gshare.workflows.session.MeteringWorkflowImpl;
+import io.gshare.workflows.session.SessionWorkflowImpl;
 import io.gshare.workflows.system.TaskQueueProbeWorkflowImpl;
 import java.util.List;
 
@@ -11,7 +13,7 @@ public final class ControlWorkflows {
 
   public static final List<Class<?>> IMPLEMENTATIONS =
       List.of(ClusterProbeWorkflowImpl.class, TaskQueueProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
-          ClusterDetachWorkflowImpl.class);
+          ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

@@ -1,0 +1,19 @@
+package io.gshare.workflows.session;
+
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * The metering sweep ({@code metering-sweep}), run every minute as a cron workflow (the embedded dev
+ * server has no Schedule API): charges every open billing window minute by minute, and tells the
+ * sessions whose balance cannot cover the next minute to pause.
+ */
+@WorkflowInterface
+public interface MeteringWorkflow {
+
+  String ID = "metering-sweep";
+  String CRON = "* * * * *";
+
+  @WorkflowMethod(name = "MeteringSweep")
+  int sweep();
+}

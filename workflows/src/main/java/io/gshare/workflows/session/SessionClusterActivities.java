@@ -1,0 +1,25 @@
+package io.gshare.workflows.session;
+
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+
+/** A session's objects in its cluster, run by the cluster's worker on gshare-cluster-<clusterId>. */
+@ActivityInterface
+public interface SessionClusterActivities {
+
+  /** Creates the pod, Service and Ingress, or finds them made by an earlier attempt. */
+  @ActivityMethod(name = "EnsureSessionObjects")
+  void ensureObjects(SessionPod pod);
+
+  /** Waits (heartbeating) until the pod runs and is ready; fails for good when it fails. */
+  @ActivityMethod(name = "AwaitSessionRunning")
+  PodState awaitRunning(String sessionId);
+
+  /** Checkpoints the session's container through the kubelet checkpoint API; returns the archive. */
+  @ActivityMethod(name = "CheckpointSession")
+  String checkpoint(String sessionId);
+
+  /** Deletes the pod, Service and Ingress (nothing happens for what is already gone). */
+  @ActivityMethod(name = "DeleteSessionObjects")
+  void deleteObjects(String sessionId);
+}

@@ -1,0 +1,10 @@
+package io.gshare.workflows.session;
+
+/**
+ * What the cluster-worker creates for a session: the pod (pinned to the placement), its Service and
+ * its Ingress on the cluster's session domain, path {@code /s/<sessionId>/}.
+ *
+ * @param checkpoint restore from this archive (a lossless resume); null for a fresh start
+ */
+public record SessionPod(String sessionId, String userId, GpuPlacement placement, String imageReference, int port,
+    String path, String sessionDomain, String authUrl, String checkpoint) {}

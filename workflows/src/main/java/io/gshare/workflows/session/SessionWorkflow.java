@@ -1,0 +1,54 @@
+package io.gshare.workflows.session;
+
+import io.gshare.workflows.common.OperationProgress;
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.UpdateMethod;
+import io.temporal.workflow.UpdateValidatorMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * One session's whole life ({@code session-<sessionId>}): create its pod on its cluster, open billing
+ * when it runs, pause (lossless or cold), resume, terminate, and act at the policy's max runtime. The
+ * API touches it only through these updates, the signal and the queries; commands are carried out in
+ * the order they arrive, so a pause sent twice, or a pause racing a terminate, ends in one clear state.
+ */
+@WorkflowInterface
+public interface SessionWorkflow {
+
+  @WorkflowMethod(name = "Session")
+  SessionView run(SessionStart start);
+
+  /** Pauses a running session; answers once it is paused (or with why it could not be). */
+  @UpdateMethod(name = "pause")
+  SessionView pause();
+
+  @UpdateValidatorMethod(updateName = "pause")
+  void validatePause();
+
+  /** Resumes a paused session: re-admitted and re-placed on the same GPU model. */
+  @UpdateMethod(name = "resume")
+  SessionView resume();
+
+  @UpdateValidatorMethod(updateName = "resume")
+  void validateResume();
+
+  /** Ends the session: objects deleted, billing settled, GPUs released; history kept. */
+  @UpdateMethod(name = "terminate")
+  SessionView terminate();
+
+  @UpdateValidatorMethod(updateName = "terminate")
+  void validateTerminate();
+
+  /** The metering sweep found the balance cannot cover the next minute: pause. */
+  @SignalMethod(name = "creditsExhausted")
+  void creditsExhausted();
+
+  @QueryMethod(name = "view")
+  SessionView view();
+
+  /** The current (or last) command's steps, for the operations API. */
+  @QueryMethod(name = "progress")
+  OperationProgress progress();
+}

@@ -1,0 +1,388 @@
+package io.gshare.workflows.session;
+
+import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.Progress;
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.common.WorkflowIds;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.slf4j.Logger;
+
+public class SessionWorkflowImpl implements SessionWorkflow {
+
+  private static final Logger log = Workflow.getLogger(SessionWorkflowImpl.class);
+
+  static final String PAUSE = "pause";
+  static final String RESUME = "resume";
+  static final String TERMINATE = "terminate";
+  static final String CREDITS = "credits";
+  /** The user is warned this long before the max runtime acts (or at half the runtime, if shorter). */
+  static final Duration WARN_BEFORE = Duration.ofMinutes(10);
+
+  private final SessionControlActivities control = Workflow.newActivityStub(SessionControlActivities.class,
+      ActivityOptions.newBuilder()
+          .setTaskQueue(TaskQueues.CONTROL)
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+              .setMaximumInterval(Duration.ofSeconds(20)).setMaximumAttempts(10).build())
+          .build());
+
+  private SessionClusterActivities cluster;
+  private SessionClusterActivities slowCluster;
+  private SessionStart start;
+  private String state;
+  private GpuPlacement placement;
+  private String url;
+  private String pauseKind;
+  private String checkpoint;
+  private String warning;
+  private String lastError;
+  private String lastErrorType;
+  private Duration runtimeUsed = Duration.ZERO;
+  private long runningSince;
+  private final Deque<String> commands = new ArrayDeque<>();
+  /** What each command left: its update answers with the state right after it, not a later one. */
+  private final java.util.Map<Long, SessionView> outcomes = new java.util.HashMap<>();
+  private long commandsReceived;
+  private long commandsDone;
+  private Progress operation;
+
+  @Override
+  public SessionView run(SessionStart input) {
+    start = input;
+    state = input.state();
+    placement = input.placement();
+    checkpoint = input.checkpoint();
+    runtimeUsed = input.runtimeUsed() == null ? Duration.ZERO : input.runtimeUsed();
+    RetryOptions clusterRetries = RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+        .setMaximumInterval(Duration.ofSeconds(20)).setMaximumAttempts(8)
+        .setDoNotRetry("PodFailed").build();
+    // No schedule-to-start limit: a worker that dies leaves the task queued for its replacement.
+    cluster = Workflow.newActivityStub(SessionClusterActivities.class, ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.cluster(input.clusterId()))
+        .setStartToCloseTimeout(Duration.ofSeconds(60))
+        .setScheduleToCloseTimeout(Duration.ofMinutes(20))
+        .setRetryOptions(clusterRetries)
+        .build());
+    slowCluster = Workflow.newActivityStub(SessionClusterActivities.class, ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.cluster(input.clusterId()))
+        .setStartToCloseTimeout(Duration.ofMinutes(15))
+        .setHeartbeatTimeout(Duration.ofSeconds(30))
+        .setScheduleToCloseTimeout(Duration.ofMinutes(30))
+        .setRetryOptions(clusterRetries)
+        .build());
+
+    if ("creating".equals(state)) {
+      if (!create("create", null)) {
+        return view();
+      }
+    } else if ("running".equals(state)) {
+      // Recovered or continued: make sure the pod is there (an earlier attempt's objects are found) and billing open.
+      if (!create("recover", checkpoint)) {
+        return view();
+      }
+    }
+
+    while (!terminal()) {
+      if ("running".equals(state)) {
+        awaitWhileRunning();
+      } else {
+        Workflow.await(() -> !commands.isEmpty());
+      }
+      if (commands.isEmpty()) {
+        continue;
+      }
+      String command = commands.peekFirst();
+      carryOut(command);
+      commands.pollFirst();
+      commandsDone++;
+      outcomes.put(commandsDone, view());
+      if (!terminal() && commands.isEmpty() && Workflow.getInfo().isContinueAsNewSuggested()) {
+        Workflow.await(Workflow::isEveryHandlerFinished);
+        Workflow.continueAsNew(start.withState(state, placement, usedSoFar(), checkpoint));
+      }
+    }
+    Workflow.await(Workflow::isEveryHandlerFinished);
+    return view();
+  }
+
+  /** Runs until a command arrives or the max runtime acts; warns the user before it does. */
+  private void awaitWhileRunning() {
+    if (start.maxRuntime() == null) {
+      Workflow.await(() -> !commands.isEmpty());
+      return;
+    }
+    Duration left = start.maxRuntime().minus(usedSoFar());
+    Duration warnAhead = WARN_BEFORE.compareTo(start.maxRuntime().dividedBy(2)) < 0 ? WARN_BEFORE : start.maxRuntime().dividedBy(2);
+    if (warning == null && left.compareTo(warnAhead) > 0) {
+      if (Workflow.await(left.minus(warnAhead), () -> !commands.isEmpty())) {
+        return;
+      }
+      left = start.maxRuntime().minus(usedSoFar());
+    }
+    if (warning == null) {
+      Instant at = Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(left);
+      warning = "the session reaches its max runtime at " + at + " and will then "
+          + ("terminate".equals(start.maxRuntimeAction()) ? "end" : "pause");
+      control.record(SessionRecord.state(start.sessionId(), state, warning));
+    }
+    if (!Workflow.await(left.isNegative() ? Duration.ZERO : left, () -> !commands.isEmpty())) {
+      log.info("session {} reached its max runtime", start.sessionId());
+      enqueue("terminate".equals(start.maxRuntimeAction()) ? TERMINATE : PAUSE);
+    }
+  }
+
+  private void carryOut(String command) {
+    lastError = null;
+    lastErrorType = null;
+    switch (command) {
+      case PAUSE, CREDITS -> {
+        if ("running".equals(state)) {
+          pause(CREDITS.equals(command) ? "credits exhausted" : warning != null && usedSoFar().compareTo(start.maxRuntime()) >= 0
+              ? "max runtime reached" : null);
+        }
+      }
+      case RESUME -> {
+        if ("paused".equals(state)) {
+          resumeSession();
+        }
+      }
+      case TERMINATE -> terminateSession();
+      default -> throw new IllegalStateException("unknown command " + command);
+    }
+  }
+
+  /** Creates the session's objects and waits until it runs; false when it failed for good. */
+  private boolean create(String kind, String restoreFrom) {
+    operation = new Progress(WorkflowIds.session(start.sessionId()), "session." + kind, start.sessionId(),
+        List.of("create the pod, service and ingress", "wait until it runs", "open billing"));
+    String previous = state;
+    try {
+      operation.start("create the pod, service and ingress");
+      cluster.ensureObjects(new SessionPod(start.sessionId(), start.userId(), placement, start.imageReference(),
+          start.port(), start.path(), start.sessionDomain(), start.authUrl(), restoreFrom));
+      operation.done("create the pod, service and ingress", "on " + placement.hostname());
+      operation.start("wait until it runs");
+      PodState pod = slowCluster.awaitRunning(start.sessionId());
+      operation.done("wait until it runs", "pod " + pod.phase() + " at " + pod.podIp());
+      operation.start("open billing");
+      url = "https://" + start.sessionDomain() + "/s/" + start.sessionId() + "/";
+      state = "running";
+      runningSince = Workflow.currentTimeMillis();
+      control.record(new SessionRecord(start.sessionId(), "running", restoreFrom == null ? null : "restored from " + restoreFrom,
+          url, placement.nodeId(), placement.hostname(), null, null));
+      control.openBilling(start.sessionId());
+      operation.done("open billing", null);
+      operation.complete();
+      return true;
+    } catch (ActivityFailure failure) {
+      String why = rootMessage(failure);
+      log.warn("session {} could not {}: {}", start.sessionId(), kind, why);
+      operation.fail(why);
+      if ("resuming".equals(previous)) {
+        // A resume that cannot start goes back to paused, its GPUs given back.
+        cleanUp();
+        state = "paused";
+        lastError = "resume failed: " + why;
+        lastErrorType = "resume_failed";
+        control.record(SessionRecord.state(start.sessionId(), "paused", lastError));
+        return false;
+      }
+      cleanUp();
+      state = "failed";
+      lastError = why;
+      control.record(SessionRecord.state(start.sessionId(), "failed", why));
+      return false;
+    }
+  }
+
+  private void pause(String reason) {
+    operation = new Progress(WorkflowIds.session(start.sessionId()), "session.pause", start.sessionId(),
+        List.of("checkpoint", "delete the pod", "close billing", "release the GPUs"));
+    state = "pausing";
+    control.record(SessionRecord.state(start.sessionId(), "pausing", reason));
+    operation.start("checkpoint");
+    String archive = null;
+    if (placement != null && losslessCapable()) {
+      try {
+        archive = slowCluster.checkpoint(start.sessionId());
+        operation.done("checkpoint", "lossless: " + archive);
+      } catch (ActivityFailure e) {
+        operation.done("checkpoint", "checkpoint failed (" + rootMessage(e) + "): pausing cold");
+      }
+    } else {
+      operation.done("checkpoint", "cold: the node has no CRIU and cuda-checkpoint");
+    }
+    runtimeUsed = usedSoFar();
+    operation.start("delete the pod");
+    cluster.deleteObjects(start.sessionId());
+    operation.done("delete the pod", null);
+    operation.start("close billing");
+    control.closeBilling(start.sessionId());
+    operation.done("close billing", null);
+    operation.start("release the GPUs");
+    control.release(start.sessionId());
+    operation.done("release the GPUs", null);
+    placement = null;
+    checkpoint = archive;
+    pauseKind = archive == null ? "cold" : "lossless";
+    state = "paused";
+    url = null;
+    control.record(new SessionRecord(start.sessionId(), "paused", reason, null, null, null, pauseKind, archive));
+    operation.complete();
+  }
+
+  private void resumeSession() {
+    state = "resuming";
+    control.record(SessionRecord.state(start.sessionId(), "resuming", null));
+    try {
+      placement = control.place(start.sessionId());
+    } catch (ActivityFailure e) {
+      state = "paused";
+      lastError = "resume refused: " + rootMessage(e);
+      lastErrorType = e.getCause() instanceof ApplicationFailure app ? app.getType() : "resume_failed";
+      control.record(SessionRecord.state(start.sessionId(), "paused", lastError));
+      return;
+    }
+    state = "resuming";
+    if (create("resume", checkpoint)) {
+      checkpoint = null;
+      pauseKind = null;
+      warning = null;
+    }
+  }
+
+  private void terminateSession() {
+    operation = new Progress(WorkflowIds.session(start.sessionId()), "session.terminate", start.sessionId(),
+        List.of("delete the pod", "settle billing", "release the GPUs"));
+    if ("running".equals(state)) {
+      runtimeUsed = usedSoFar();
+    }
+    state = "terminating";
+    control.record(SessionRecord.state(start.sessionId(), "terminating", null));
+    operation.start("delete the pod");
+    cluster.deleteObjects(start.sessionId());
+    operation.done("delete the pod", null);
+    operation.start("settle billing");
+    control.closeBilling(start.sessionId());
+    operation.done("settle billing", null);
+    operation.start("release the GPUs");
+    control.release(start.sessionId());
+    operation.done("release the GPUs", null);
+    placement = null;
+    url = null;
+    state = "terminated";
+    control.record(SessionRecord.state(start.sessionId(), "terminated", null));
+    operation.complete();
+  }
+
+  /** After a failed create: nothing left in the cluster, nothing billed, nothing held. */
+  private void cleanUp() {
+    try {
+      cluster.deleteObjects(start.sessionId());
+    } catch (ActivityFailure e) {
+      log.warn("session {}: could not delete its objects: {}", start.sessionId(), rootMessage(e));
+    }
+    control.closeBilling(start.sessionId());
+    control.release(start.sessionId());
+    placement = null;
+  }
+
+  private boolean losslessCapable() {
+    return placement.losslessPause();
+  }
+
+  private Duration usedSoFar() {
+    return "running".equals(state) && runningSince > 0
+        ? runtimeUsed.plusMillis(Workflow.currentTimeMillis() - runningSince) : runtimeUsed;
+  }
+
+  private boolean terminal() {
+    return "terminated".equals(state) || "failed".equals(state);
+  }
+
+  private long enqueue(String command) {
+    commands.addLast(command);
+    return ++commandsReceived;
+  }
+
+  private SessionView settleAfter(String command) {
+    long number = enqueue(command);
+    Workflow.await(() -> commandsDone >= number || terminal());
+    SessionView outcome = outcomes.remove(number);
+    return outcome == null ? view() : outcome;
+  }
+
+  @Override
+  public SessionView pause() {
+    return settleAfter(PAUSE);
+  }
+
+  @Override
+  public void validatePause() {
+    refuseWhenEnded("pause");
+  }
+
+  @Override
+  public SessionView resume() {
+    return settleAfter(RESUME);
+  }
+
+  @Override
+  public void validateResume() {
+    refuseWhenEnded("resume");
+  }
+
+  @Override
+  public SessionView terminate() {
+    if (terminal()) {
+      return view();
+    }
+    return settleAfter(TERMINATE);
+  }
+
+  @Override
+  public void validateTerminate() {
+    // Terminating an ended session is a no-op, never an error.
+  }
+
+  @Override
+  public void creditsExhausted() {
+    if ("running".equals(state) && !commands.contains(CREDITS)) {
+      enqueue(CREDITS);
+    }
+  }
+
+  private void refuseWhenEnded(String what) {
+    if (terminal() || commands.contains(TERMINATE) || "terminating".equals(state)) {
+      throw new IllegalStateException("the session is " + state + "; it cannot " + what);
+    }
+  }
+
+  @Override
+  public SessionView view() {
+    return new SessionView(start == null ? null : start.sessionId(), state, start == null ? null : start.clusterId(),
+        placement == null ? null : placement.hostname(), url, pauseKind, warning, lastError, lastErrorType);
+  }
+
+  @Override
+  public OperationProgress progress() {
+    return operation == null ? null : operation.snapshot();
+  }
+
+  static String rootMessage(Throwable t) {
+    Throwable cause = t;
+    while (cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause instanceof io.temporal.failure.TemporalFailure failure ? failure.getOriginalMessage() : cause.getMessage();
+  }
+}

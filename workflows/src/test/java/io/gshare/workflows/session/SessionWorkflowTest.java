@@ -1,0 +1,205 @@
+package io.gshare.workflows.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.argThat;
+import static org.mockito.Mockito.atLeastOnce;
+import static org.mockito.Mockito.inOrder;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+import static org.mockito.Mockito.withSettings;
+
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.common.WorkflowIds;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class SessionWorkflowTest {
+
+  private static final String SESSION = "ses_1";
+  private static final String CLUSTER = "clu_a";
+
+  @RegisterExtension
+  static final TestWorkflowExtension testWorkflow = TestWorkflowExtension.newBuilder()
+      .registerWorkflowImplementationTypes(SessionWorkflowImpl.class)
+      .setDoNotStart(true)
+      .build();
+
+  private SessionControlActivities control;
+  private SessionClusterActivities cluster;
+
+  @BeforeEach
+  void mocks() {
+    control = mock(SessionControlActivities.class, withSettings().withoutAnnotations());
+    cluster = mock(SessionClusterActivities.class, withSettings().withoutAnnotations());
+    when(cluster.awaitRunning(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1", "session"));
+    when(cluster.checkpoint(SESSION)).thenReturn("/var/lib/kubelet/checkpoints/checkpoint-x.tar");
+    when(control.place(SESSION)).thenReturn(placement(false));
+  }
+
+  private static GpuPlacement placement(boolean lossless) {
+    return new GpuPlacement(CLUSTER, "nod_1", "gpu-1", "fractional", "NVIDIA A100-SXM4-40GB", List.of("GPU-1"), 10240, 25,
+        lossless);
+  }
+
+  private static SessionStart start(boolean lossless, Duration maxRuntime, String action) {
+    return new SessionStart(SESSION, "usr_1", CLUSTER, placement(lossless), "registry.example.com/jupyter:1", 8888, "/",
+        "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", new BigDecimal("2"), maxRuntime,
+        action, Duration.ZERO, "creating", null);
+  }
+
+  private SessionWorkflow begin(TestWorkflowEnvironment env, WorkflowClient client, Worker worker, SessionStart start) {
+    env.newWorker(TaskQueues.CONTROL).registerActivitiesImplementations(control);
+    env.newWorker(TaskQueues.cluster(CLUSTER)).registerActivitiesImplementations(cluster);
+    env.start();
+    SessionWorkflow session = client.newWorkflowStub(SessionWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(WorkflowIds.session(SESSION)).setTaskQueue(worker.getTaskQueue()).build());
+    WorkflowClient.start(session::run, start);
+    return session;
+  }
+
+  private static void awaitState(TestWorkflowEnvironment env, SessionWorkflow session, String state) {
+    for (int i = 0; i < 200 && !state.equals(session.view().state()); i++) {
+      env.sleep(Duration.ofSeconds(1));
+    }
+    assertThat(session.view().state()).isEqualTo(state);
+  }
+
+  @Test
+  void aSessionRunsPausesLosslesslyResumesAndTerminates(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(true, null, null));
+    awaitState(env, session, "running");
+    assertThat(session.view().url()).isEqualTo("https://gshare.lab.example.com/s/ses_1/");
+
+    SessionView paused = session.pause();
+    assertThat(paused.state()).isEqualTo("paused");
+    assertThat(paused.pauseKind()).isEqualTo("lossless");
+    verify(cluster).checkpoint(SESSION);
+
+    assertThat(session.resume().state()).isEqualTo("running");
+    verify(cluster).ensureObjects(argThat(pod -> "/var/lib/kubelet/checkpoints/checkpoint-x.tar".equals(pod.checkpoint())));
+
+    assertThat(session.terminate().state()).isEqualTo("terminated");
+    var order = inOrder(control, cluster);
+    order.verify(cluster).ensureObjects(any());
+    order.verify(control).openBilling(SESSION);
+    order.verify(cluster).deleteObjects(SESSION);
+    order.verify(control).closeBilling(SESSION);
+    order.verify(control).release(SESSION);
+    order.verify(control).place(SESSION);
+    order.verify(control).openBilling(SESSION);
+    order.verify(control).closeBilling(SESSION);
+    order.verify(control).release(SESSION);
+    verify(control).record(argThat(r -> "terminated".equals(r.state())));
+  }
+
+  @Test
+  void aNodeWithoutCriuPausesCold(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, "running");
+
+    assertThat(session.pause().pauseKind()).isEqualTo("cold");
+    verify(cluster, never()).checkpoint(anyString());
+    verify(control).release(SESSION);
+    verify(control).record(argThat(r -> "paused".equals(r.state()) && "cold".equals(r.pauseKind())));
+  }
+
+  @Test
+  void theMaxRuntimeWarnsThenPauses(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, Duration.ofHours(2), "pause"));
+    awaitState(env, session, "running");
+
+    env.sleep(Duration.ofMinutes(115));
+    assertThat(session.view().warning()).contains("will then pause");
+    verify(control).record(argThat(r -> r.reason() != null && r.reason().contains("max runtime")));
+
+    env.sleep(Duration.ofMinutes(10));
+    awaitState(env, session, "paused");
+    verify(control).record(argThat(r -> "pausing".equals(r.state()) && "max runtime reached".equals(r.reason())));
+  }
+
+  @Test
+  void theMaxRuntimeCanEndTheSession(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, Duration.ofMinutes(30), "terminate"));
+    awaitState(env, session, "running");
+    env.sleep(Duration.ofMinutes(31));
+    awaitState(env, session, "terminated");
+  }
+
+  @Test
+  void exhaustedCreditsPauseTheSession(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, "running");
+    session.creditsExhausted();
+    awaitState(env, session, "paused");
+    verify(control).record(argThat(r -> "pausing".equals(r.state()) && "credits exhausted".equals(r.reason())));
+  }
+
+  @Test
+  void twoPausesAndATerminateEndInOneClearState(TestWorkflowEnvironment env, WorkflowClient client, Worker worker)
+      throws Exception {
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, "running");
+    WorkflowStub stub = WorkflowStub.fromTyped(session);
+
+    var first = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    var second = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    var end = stub.startUpdate("terminate", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+
+    assertThat(end.getResultAsync().get().state()).isEqualTo("terminated");
+    assertThat(first.getResultAsync().get().state()).isEqualTo("paused");
+    assertThat(second.getResultAsync().get().state()).isEqualTo("paused"); // a second pause changes nothing
+    assertThat(session.view().state()).isEqualTo("terminated");
+    verify(cluster, times(2)).deleteObjects(SESSION); // once to pause, once (idempotently) to end
+    verify(control, times(1)).record(argThat(r -> "terminated".equals(r.state())));
+    verify(cluster, never()).checkpoint(anyString());
+    // The workflow has ended: the API answers later commands from Postgres.
+    assertThatThrownBy(session::resume).isInstanceOf(io.temporal.client.WorkflowNotFoundException.class);
+  }
+
+  @Test
+  void aRefusedResumeStaysPausedAndSaysWhy(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    when(control.place(SESSION)).thenThrow(
+        ApplicationFailure.newNonRetryableFailure("every GPU you may use is busy", "insufficient_capacity"));
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, "running");
+    session.pause();
+
+    SessionView view = session.resume();
+    assertThat(view.state()).isEqualTo("paused");
+    assertThat(view.lastErrorType()).isEqualTo("insufficient_capacity");
+    assertThat(view.lastError()).contains("busy");
+    verify(control, times(1)).place(SESSION);
+  }
+
+  @Test
+  void aPodThatFailsMarksTheSessionFailedAndGivesEverythingBack(
+      TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    when(cluster.awaitRunning(SESSION)).thenThrow(
+        ApplicationFailure.newNonRetryableFailure("pod failed: ImagePullBackOff", "PodFailed"));
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+
+    awaitState(env, session, "failed");
+    verify(cluster, times(1)).awaitRunning(SESSION);
+    verify(cluster, atLeastOnce()).deleteObjects(SESSION);
+    verify(control).release(SESSION);
+    verify(control, never()).openBilling(anyString());
+    verify(control).record(argThat(r -> "failed".equals(r.state()) && r.reason().contains("ImagePullBackOff")));
+  }
+}
