@@ -18,6 +18,9 @@ final class SimDispatcher extends Dispatcher {
 
   private static final Pattern GROUP_VERSION = Pattern.compile("/apis/([^/]+)/([^/]+)/?");
   private static final Pattern NODE_ACTION = Pattern.compile("/sim/v1/nodes/([^/]+)/(drop|restore)");
+  /** The kubelet checkpoint API (KEP-2008) through the apiserver's node proxy. */
+  private static final Pattern CHECKPOINT =
+      Pattern.compile("/api/v1/nodes/([^/]+)/proxy/checkpoint/([^/]+)/([^/]+)/([^/]+)");
   private static final Pattern POD_FAIL = Pattern.compile("/sim/v1/namespaces/([^/]+)/pods/([^/]+)/fail");
 
   private final Dispatcher crud;
@@ -50,6 +53,13 @@ final class SimDispatcher extends Dispatcher {
     try {
       if (bare.startsWith("/sim/")) {
         return control(request, bare);
+      }
+      Matcher checkpoint = CHECKPOINT.matcher(bare);
+      if (checkpoint.matches() && request.method() == HttpMethod.POST) {
+        return cluster.checkpoint(checkpoint.group(1), checkpoint.group(2), checkpoint.group(3), checkpoint.group(4))
+            .map(archive -> ok(Map.of("items", java.util.List.of(archive))))
+            .orElseGet(() -> status(500, "InternalError",
+                "checkpointing is not supported on this node (CRIU and cuda-checkpoint are not ready)"));
       }
       if (get) {
         switch (bare) {

@@ -80,6 +80,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final KubeletSimulator kubelet;
   private final ScheduledExecutorService loop;
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
+  private final AtomicInteger checkpoints = new AtomicInteger();
   private final Clock clock = Clock.systemUTC();
 
   /** MockWebServer logs every request at INFO through java.util.logging; held so the level sticks. */
@@ -233,6 +234,33 @@ public final class SimulatedCluster implements AutoCloseable {
       }
     });
     return dropped;
+  }
+
+  /**
+   * The kubelet checkpoint API: on a node labelled {@code gshare.io/criu=ready} and
+   * {@code gshare.io/cuda-checkpoint=ready}, a running pod's container is "checkpointed" to an archive
+   * named as the kubelet names it; elsewhere it is refused (empty).
+   */
+  public java.util.Optional<String> checkpoint(String node, String namespace, String pod, String container) {
+    io.fabric8.kubernetes.api.model.Node n = store.get("/api/v1/nodes/" + node, io.fabric8.kubernetes.api.model.Node.class);
+    io.fabric8.kubernetes.api.model.Pod p = store.get("/api/v1/namespaces/" + namespace + "/pods/" + pod,
+        io.fabric8.kubernetes.api.model.Pod.class);
+    if (n == null || p == null || !node.equals(p.getSpec().getNodeName()) || p.getStatus() == null
+        || !"Running".equals(p.getStatus().getPhase())) {
+      return java.util.Optional.empty();
+    }
+    Map<String, String> labels = n.getMetadata().getLabels();
+    if (!"ready".equals(labels.get("gshare.io/criu")) || !"ready".equals(labels.get("gshare.io/cuda-checkpoint"))) {
+      return java.util.Optional.empty();
+    }
+    checkpoints.incrementAndGet();
+    return java.util.Optional.of("/var/lib/kubelet/checkpoints/checkpoint-" + pod + "_" + namespace + "-" + container + "-"
+        + clock.instant().toString().replace(':', '-') + ".tar");
+  }
+
+  /** How many checkpoints the simulated kubelets took (tests read it). */
+  public int checkpointsTaken() {
+    return checkpoints.get();
   }
 
   /** The pod's containers exit with an error on the next tick. */

@@ -44,9 +44,9 @@ public final class CreditLedger {
     return book(accountOf(userId), amount, "grant", "grant:" + idempotencyKey, null, null, description, grantedBy);
   }
 
-  /** One minute of a session's use; {@code bucketStart} is truncated to its minute, which names the entry. */
+  /** One minute of a session's use, from {@code bucketStart} (to the millisecond), which names the entry. */
   public Booked charge(String sessionId, String accountId, Instant bucketStart, BigDecimal amount) {
-    Instant minute = bucketStart.truncatedTo(ChronoUnit.MINUTES);
+    Instant minute = bucketStart.truncatedTo(ChronoUnit.MILLIS);
     return book(accountId, amount.negate(), "charge", "charge:" + sessionId + ":" + minute, sessionId, minute,
         "session " + sessionId + " minute " + minute, null);
   }

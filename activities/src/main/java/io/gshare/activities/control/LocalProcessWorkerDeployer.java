@@ -39,6 +39,9 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
 
   private final Settings settings;
   private final Map<String, Process> running = new ConcurrentHashMap<>();
+  /** The command and environment of each wanted worker: restarted when it exits, as a Deployment would. */
+  private final Map<String, ProcessBuilder> wanted = new ConcurrentHashMap<>();
+  private volatile boolean closing;
 
   public LocalProcessWorkerDeployer(Settings settings) {
     this.settings = settings;
@@ -79,17 +82,47 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
         builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
             settings.logDir().resolve("cluster-worker-" + clusterId + ".log").toFile()));
       }
-      Process process = builder.start();
-      running.put(clusterId, process);
-      log.info("started the cluster-worker of {} as local process {}", clusterId, process.pid());
+      wanted.put(clusterId, builder);
+      Process process = launch(clusterId, builder);
       return "local process " + process.pid();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the cluster-worker from " + settings.jar(), e);
     }
   }
 
+  private Process launch(String clusterId, ProcessBuilder builder) throws IOException {
+    Process process = builder.start();
+    running.put(clusterId, process);
+    log.info("started the cluster-worker of {} as local process {}", clusterId, process.pid());
+    process.onExit().thenRun(() -> restartIfWanted(clusterId, process));
+    return process;
+  }
+
+  /** A crashed worker comes back after a second, like a pod of a Deployment. */
+  private void restartIfWanted(String clusterId, Process exited) {
+    try {
+      Thread.sleep(1000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    synchronized (this) {
+      ProcessBuilder builder = wanted.get(clusterId);
+      if (closing || builder == null || running.get(clusterId) != exited) {
+        return;
+      }
+      log.warn("the cluster-worker of {} (pid {}) exited with {}; restarting it", clusterId, exited.pid(), exited.exitValue());
+      try {
+        launch(clusterId, builder);
+      } catch (IOException e) {
+        log.error("could not restart the cluster-worker of {}: {}", clusterId, e.toString());
+      }
+    }
+  }
+
   @Override
   public synchronized void remove(String clusterId, KubernetesClient cluster) {
+    wanted.remove(clusterId);
     Process process = running.remove(clusterId);
     if (process != null) {
       stop(process);
@@ -103,6 +136,8 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
 
   @Override
   public synchronized void close() {
+    closing = true;
+    wanted.clear();
     running.values().forEach(LocalProcessWorkerDeployer::stop);
     running.clear();
   }

@@ -13,7 +13,7 @@ class HamiPlacementTest {
   @Test
   void aSliceAsksHamiForItsMemoryAndCoresOnTheChosenCard() {
     GpuPlacement slice = new GpuPlacement("clu_a", "nod_1", "gpu-a", "fractional", "NVIDIA A100-SXM4-40GB",
-        List.of("GPU-1"), 10240, 25);
+        List.of("GPU-1"), 10240, 25, false);
 
     assertThat(HamiPlacement.resources(slice).getLimits()).hasSize(3)
         .hasEntrySatisfying("nvidia.com/gpu", q -> assertThat(q.getAmount()).isEqualTo("1"))
@@ -25,7 +25,7 @@ class HamiPlacementTest {
   @Test
   void wholeGpusAreExclusiveAndPinnedToTheirNode() {
     GpuPlacement whole = new GpuPlacement("clu_a", "nod_2", "gpu-h", "exclusive", "NVIDIA H100 80GB HBM3",
-        List.of("GPU-7", "GPU-8"), null, null);
+        List.of("GPU-7", "GPU-8"), null, null, true);
     PodSpec spec = HamiPlacement.pin(new PodSpec(), whole);
 
     assertThat(HamiPlacement.resources(whole).getLimits())

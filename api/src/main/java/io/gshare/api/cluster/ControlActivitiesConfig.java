@@ -73,4 +73,10 @@ class ControlActivitiesConfig {
     return new ClusterStateActivitiesImpl(jdbc, json);
   }
 
+  @Bean
+  io.gshare.api.temporal.ControlWorker.ControlActivities clusterControlActivities(
+      ClusterRemoteActivitiesImpl remote, ClusterStateActivitiesImpl state) {
+    return new io.gshare.api.temporal.ControlWorker.ControlActivities(java.util.List.of(remote, state));
+  }
+
 }

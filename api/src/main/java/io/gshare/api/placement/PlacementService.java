@@ -44,7 +44,7 @@ public class PlacementService {
   private static final Set<String> LIVE_STATES = Set.of("pending", "creating", "running", "pausing", "resuming");
 
   private record Candidate(String uuid, int index, String nodeId, String hostname, String clusterId, String poolId,
-      long memoryMib, int coresPercent, int splitCount, int usedCount, int usedWhole, long usedMem, int usedCores) {
+      boolean lossless, long memoryMib, int coresPercent, int splitCount, int usedCount, int usedWhole, long usedMem, int usedCores) {
 
     boolean free() {
       return usedCount == 0;
@@ -164,7 +164,7 @@ public class PlacementService {
     }
     if (!anyHardware) {
       throw new GshareException(ProblemCode.UNSERVICEABLE, "no " + offering.gpuModel() + " " + offering.mode()
-          + " node is ready in " + (teamPools.isEmpty() ? "the shared pool" : shared ? "your team's pool or the shared pool"
+          + " node is ready, on a cluster with a session_domain, in " + (teamPools.isEmpty() ? "the shared pool" : shared ? "your team's pool or the shared pool"
           : "your team's pool (your policy does not allow the shared pool)"));
     }
     throw new GshareException(ProblemCode.INSUFFICIENT_CAPACITY, "every " + offering.gpuModel() + " you may use is busy"
@@ -174,7 +174,7 @@ public class PlacementService {
 
   private List<Candidate> candidates(OfferingRepository.Offering offering) {
     return jdbc.sql("""
-        select g.uuid, g.device_index, n.id as node_id, n.hostname, n.cluster_id, n.pool_id,
+        select g.uuid, g.device_index, n.id as node_id, n.hostname, n.cluster_id, n.pool_id, n.lossless_pause,
                g.memory_mib, g.cores_percent, g.split_count,
                count(a.id) as used_count, count(a.id) filter (where a.gpumem_mib is null) as used_whole,
                coalesce(sum(a.gpumem_mib), 0) as used_mem, coalesce(sum(a.gpucores_percent), 0) as used_cores
@@ -185,13 +185,16 @@ public class PlacementService {
          where g.model = :model and g.healthy and not g.cordoned
            and n.gpu_mode = :mode and n.removed_at is null and n.schedulable and n.liveness = 'ready'
            and c.status = 'connected' and c.inventory_at > now() - make_interval(secs => :stale)
-         group by g.uuid, g.device_index, n.id, n.hostname, n.cluster_id, n.pool_id, g.memory_mib, g.cores_percent,
+           -- a cluster without a session domain cannot serve a session URL
+           and c.session_domain is not null
+         group by g.uuid, g.device_index, n.id, n.hostname, n.cluster_id, n.pool_id, n.lossless_pause, g.memory_mib, g.cores_percent,
                   g.split_count
          order by n.cluster_id, n.hostname, g.device_index
         """)
         .param("model", offering.gpuModel()).param("mode", offering.mode()).param("stale", nodes.staleAfter().toSeconds())
         .query((rs, n) -> new Candidate(rs.getString("uuid"), rs.getInt("device_index"), rs.getString("node_id"),
-            rs.getString("hostname"), rs.getString("cluster_id"), rs.getString("pool_id"), rs.getLong("memory_mib"),
+            rs.getString("hostname"), rs.getString("cluster_id"), rs.getString("pool_id"), rs.getBoolean("lossless_pause"),
+            rs.getLong("memory_mib"),
             rs.getInt("cores_percent"), rs.getInt("split_count"), rs.getInt("used_count"), rs.getInt("used_whole"),
             rs.getLong("used_mem"), rs.getInt("used_cores")))
         .list();
@@ -213,7 +216,7 @@ public class PlacementService {
           List<Candidate> gpus = e.getValue().subList(0, count);
           Candidate first = gpus.get(0);
           return new GpuPlacement(first.clusterId(), first.nodeId(), first.hostname(), "exclusive", offering.gpuModel(),
-              gpus.stream().map(Candidate::uuid).toList(), null, null);
+              gpus.stream().map(Candidate::uuid).toList(), null, null, first.lossless());
         })
         .orElse(null);
   }
@@ -226,7 +229,7 @@ public class PlacementService {
         .filter(c -> c.fitsSlice(offering.gpumemMib(), offering.gpucoresPercent()))
         .min(order.thenComparing(Candidate::hostname).thenComparingInt(Candidate::index))
         .map(c -> new GpuPlacement(c.clusterId(), c.nodeId(), c.hostname(), "fractional", offering.gpuModel(),
-            List.of(c.uuid()), offering.gpumemMib(), offering.gpucoresPercent()))
+            List.of(c.uuid()), offering.gpumemMib(), offering.gpucoresPercent(), c.lossless()))
         .orElse(null);
   }
 }

@@ -4,12 +4,27 @@ import io.gshare.api.error.GshareException;
 import io.gshare.api.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
+import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.session.SessionView;
+import io.gshare.workflows.session.SessionWorkflow;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import io.temporal.client.WorkflowClient;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Size;
+import java.math.BigDecimal;
 import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
@@ -17,14 +32,40 @@ import org.springframework.web.bind.annotation.RestController;
 class SessionController {
 
   private final SessionRepository sessions;
+  private final SessionService service;
   private final Access access;
+  private final JdbcClient jdbc;
+  private final WorkflowClient client;
 
-  SessionController(SessionRepository sessions, Access access) {
+  SessionController(SessionRepository sessions, SessionService service, Access access, JdbcClient jdbc,
+      WorkflowClient client) {
     this.sessions = sessions;
+    this.service = service;
     this.access = access;
+    this.jdbc = jdbc;
+    this.client = client;
   }
 
   record SessionList(List<SessionRepository.Session> items) {}
+
+  record NewSession(@NotBlank String offeringId, @NotBlank String imageId, String volumeId, @Size(max = 100) String name) {}
+
+  record Gpu(String uuid, String hostname, Integer gpumemMib, Integer gpucoresPercent) {}
+
+  /**
+   * @param costSoFar credits charged so far (minutes, settlements, minus refunds)
+   * @param operation the steps of the session's current or last command, while its workflow runs
+   */
+  record SessionDetail(SessionRepository.Session session, List<Gpu> gpus, BigDecimal costSoFar, String warning,
+      OperationProgress operation) {}
+
+  @PostMapping("/api/v1/sessions")
+  @ResponseStatus(HttpStatus.ACCEPTED)
+  @Operation(summary = "Start a session: admitted and placed now (409 unserviceable / insufficient_capacity / quota_exceeded, 402 insufficient_credits), created by its workflow")
+  SessionDetail create(Caller.User caller, @Valid @RequestBody NewSession body) {
+    String id = service.create(caller, body.offeringId(), body.imageId(), body.volumeId(), body.name());
+    return detail(caller, id);
+  }
 
   @GetMapping("/api/v1/sessions")
   @Operation(summary = "Your sessions; admins see all and may filter by cluster, node, state and user")
@@ -46,10 +87,55 @@ class SessionController {
   }
 
   @GetMapping("/api/v1/sessions/{id}")
-  @Operation(summary = "One session: state, URL, node, GPUs (yours, or any for admins)")
-  SessionRepository.Session get(Caller.User caller, @PathVariable String id) {
+  @Operation(summary = "One session: state, URL, node, GPUs, cost so far, the current command's steps")
+  SessionDetail get(Caller.User caller, @PathVariable String id) {
+    return detail(caller, id);
+  }
+
+  @PostMapping("/api/v1/sessions/{id}/pause")
+  @Operation(summary = "Pause: lossless (checkpoint) on nodes with CRIU and cuda-checkpoint ready, else cold; billing closes, GPUs are released")
+  SessionDetail pause(Caller.User caller, @PathVariable String id) {
+    service.command(caller, id, "pause");
+    return detail(caller, id);
+  }
+
+  @PostMapping("/api/v1/sessions/{id}/resume")
+  @Operation(summary = "Resume: re-admitted and re-placed on the same GPU model; billing reopens")
+  SessionDetail resume(Caller.User caller, @PathVariable String id) {
+    service.command(caller, id, "resume");
+    return detail(caller, id);
+  }
+
+  @DeleteMapping("/api/v1/sessions/{id}")
+  @Operation(summary = "End a session: its objects deleted, billing settled, GPUs released; history kept")
+  SessionDetail terminate(Caller.User caller, @PathVariable String id) {
+    service.command(caller, id, "terminate");
+    return detail(caller, id);
+  }
+
+  private SessionDetail detail(Caller.User caller, String id) {
     SessionRepository.Session session = sessions.findById(id).orElseThrow(() -> GshareException.notFound("session", id));
     access.requireOwnerOrAdmin(caller, "session", id, session.userId());
-    return session;
+    List<Gpu> gpus = jdbc.sql("""
+        select a.gpu_uuid, n.hostname, a.gpumem_mib, a.gpucores_percent from allocations a
+          left join nodes n on n.id = a.node_id where a.session_id = :s and a.released_at is null order by a.gpu_uuid
+        """).param("s", id)
+        .query((rs, n) -> new Gpu(rs.getString(1), rs.getString(2), (Integer) rs.getObject(3), (Integer) rs.getObject(4)))
+        .list();
+    BigDecimal cost = jdbc.sql("select coalesce(-sum(amount), 0) from credit_ledger where session_id = :s")
+        .param("s", id).query(BigDecimal.class).single();
+    String warning = null;
+    OperationProgress operation = null;
+    if (!"terminated".equals(session.state()) && !"failed".equals(session.state())) {
+      try {
+        SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(id));
+        operation = workflow.progress();
+        SessionView view = workflow.view();
+        warning = view == null ? null : view.warning();
+      } catch (RuntimeException gone) {
+        // no live workflow (ending, or being recovered): the row says enough
+      }
+    }
+    return new SessionDetail(session, gpus, cost, warning, operation);
   }
 }

@@ -37,14 +37,14 @@ public class ControlWorker implements SmartLifecycle {
 
   private final java.util.List<Object> activities;
 
-  /** @param activities every control activity implementation (beans whose class implements an activity interface) */
+  /** Every control activity implementation, collected by their configuration. */
+  public record ControlActivities(java.util.List<Object> implementations) {}
+
   ControlWorker(WorkflowClient client, TemporalProperties properties, ObjectProvider<BuildProperties> build,
-      java.util.List<io.gshare.workflows.cluster.ClusterRemoteActivities> remote,
-      java.util.List<io.gshare.workflows.cluster.ClusterStateActivities> state) {
+      java.util.List<ControlActivities> activities) {
     this.client = client;
     this.activities = new java.util.ArrayList<>();
-    this.activities.addAll(remote);
-    this.activities.addAll(state);
+    activities.forEach(a -> this.activities.addAll(a.implementations()));
     this.properties = properties;
     BuildProperties info = build.getIfAvailable();
     this.version = info == null ? "dev" : info.getVersion();

@@ -197,9 +197,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
         return false;
       }
       cleanUp();
+      control.record(SessionRecord.state(start.sessionId(), "failed", why));
       state = "failed";
       lastError = why;
-      control.record(SessionRecord.state(start.sessionId(), "failed", why));
       return false;
     }
   }
@@ -234,9 +234,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     placement = null;
     checkpoint = archive;
     pauseKind = archive == null ? "cold" : "lossless";
-    state = "paused";
     url = null;
     control.record(new SessionRecord(start.sessionId(), "paused", reason, null, null, null, pauseKind, archive));
+    state = "paused";
     operation.complete();
   }
 
@@ -279,8 +279,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     operation.done("release the GPUs", null);
     placement = null;
     url = null;
-    state = "terminated";
+    // Postgres first: an update answered on "terminated" must find the row saying so.
     control.record(SessionRecord.state(start.sessionId(), "terminated", null));
+    state = "terminated";
     operation.complete();
   }
 

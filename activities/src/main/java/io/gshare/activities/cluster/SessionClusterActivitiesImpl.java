@@ -1,0 +1,111 @@
+package io.gshare.activities.cluster;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.SessionObjects;
+import io.gshare.workflows.session.PodState;
+import io.gshare.workflows.session.SessionClusterActivities;
+import io.gshare.workflows.session.SessionPod;
+import io.temporal.activity.Activity;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A session's objects, created and removed by its cluster's worker with the in-cluster client. */
+public class SessionClusterActivitiesImpl implements SessionClusterActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(SessionClusterActivitiesImpl.class);
+  static final String FIELD_MANAGER = "gshare-cluster-worker";
+
+  private final KubernetesClient client;
+  private final Duration pollInterval;
+
+  public SessionClusterActivitiesImpl(KubernetesClient client, Duration pollInterval) {
+    this.client = client;
+    this.pollInterval = pollInterval;
+  }
+
+  @Override
+  public void ensureObjects(SessionPod session) {
+    client.resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+        .withName(SessionObjects.NAMESPACE).addToLabels("app.kubernetes.io/managed-by", "gshare").endMetadata().build())
+        .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    String name = SessionObjects.name(session.sessionId());
+    Pod existing = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();
+    if (existing != null && existing.getStatus() != null && "Failed".equals(existing.getStatus().getPhase())) {
+      // A failed pod from an earlier attempt: pods are immutable, make a new one.
+      client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+      existing = null;
+    }
+    if (existing == null) {
+      apply(SessionObjects.pod(session));
+    }
+    apply(SessionObjects.service(session));
+    apply(SessionObjects.ingress(session));
+    log.info("session {}: pod, service and ingress in place on {}", session.sessionId(), session.placement().hostname());
+  }
+
+  @Override
+  public PodState awaitRunning(String sessionId) {
+    String name = SessionObjects.name(sessionId);
+    while (true) {
+      Pod pod = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();
+      if (pod == null) {
+        throw new IllegalStateException("pod " + name + " does not exist");
+      }
+      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+      Activity.getExecutionContext().heartbeat(phase);
+      if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
+        String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : phase;
+        throw ApplicationFailure.newNonRetryableFailure("pod " + name + " " + phase.toLowerCase() + ": " + reason, "PodFailed");
+      }
+      boolean ready = pod.getStatus() != null && pod.getStatus().getConditions() != null
+          && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+      if ("Running".equals(phase) && ready) {
+        return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName(), SessionObjects.CONTAINER);
+      }
+      try {
+        Thread.sleep(pollInterval.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+  }
+
+  @Override
+  public String checkpoint(String sessionId) {
+    String name = SessionObjects.name(sessionId);
+    Pod pod = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();
+    if (pod == null || pod.getSpec().getNodeName() == null) {
+      throw ApplicationFailure.newNonRetryableFailure("pod " + name + " is not running", "CheckpointImpossible");
+    }
+    // The kubelet checkpoint API (KEP-2008), reached through the apiserver's node proxy.
+    String answer = client.raw(client.getConfiguration().getMasterUrl().replaceAll("/$", "") + "/api/v1/nodes/"
+        + pod.getSpec().getNodeName() + "/proxy/checkpoint/" + SessionObjects.NAMESPACE + "/" + name + "/"
+        + SessionObjects.CONTAINER, "POST", null);
+    if (answer == null) {
+      throw new IllegalStateException("the kubelet of " + pod.getSpec().getNodeName() + " refused the checkpoint");
+    }
+    int start = answer.indexOf("\"items\"");
+    int quote = answer.indexOf('"', answer.indexOf('[', start) + 1);
+    String archive = answer.substring(quote + 1, answer.indexOf('"', quote + 1));
+    log.info("session {}: checkpointed to {}", sessionId, archive);
+    return archive;
+  }
+
+  @Override
+  public void deleteObjects(String sessionId) {
+    String name = SessionObjects.name(sessionId);
+    client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+    client.services().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+    client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+  }
+
+  private void apply(HasMetadata object) {
+    client.resource(object).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+}

@@ -1,0 +1,116 @@
+package io.gshare.activities.cluster.model;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
+import io.gshare.workflows.session.SessionPod;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A session's objects in its cluster, as pure functions: the pod pinned to its GPUs, a ClusterIP
+ * Service, and an Ingress on the cluster's session domain at {@code /s/<sessionId>} whose ingress-nginx
+ * auth-url asks the control plane who may open it (see docs/session-urls.md). Names are derived from
+ * the session id, so a retried activity finds what an earlier attempt made.
+ */
+public final class SessionObjects {
+
+  public static final String NAMESPACE = "gshare-sessions";
+  public static final String CONTAINER = "session";
+  public static final String SESSION_LABEL = "gshare.io/session-id";
+  public static final String CHECKPOINT_ANNOTATION = "gshare.io/restore-from-checkpoint";
+
+  private SessionObjects() {}
+
+  /** {@code ses_k2j8} → {@code gshare-ses-k2j8}: a DNS-1123 name. */
+  public static String name(String sessionId) {
+    return "gshare-" + sessionId.replace('_', '-');
+  }
+
+  public static Map<String, String> labels(SessionPod s) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("app.kubernetes.io/managed-by", "gshare");
+    labels.put("app.kubernetes.io/part-of", "gshare");
+    labels.put("app.kubernetes.io/component", "session");
+    labels.put(SESSION_LABEL, s.sessionId());
+    labels.put("gshare.io/user-id", s.userId());
+    return labels;
+  }
+
+  public static Pod pod(SessionPod s) {
+    String base = "/s/" + s.sessionId() + "/";
+    Container container = new ContainerBuilder()
+        .withName(CONTAINER)
+        .withImage(s.imageReference())
+        .addNewPort().withName("http").withContainerPort(s.port()).endPort()
+        .withEnv(
+            new EnvVarBuilder().withName("GSHARE_SESSION_ID").withValue(s.sessionId()).build(),
+            new EnvVarBuilder().withName("GSHARE_BASE_URL").withValue(base).build(),
+            // Jupyter's own name for the prefix it serves under.
+            new EnvVarBuilder().withName("JUPYTERHUB_SERVICE_PREFIX").withValue(base).build())
+        .withResources(HamiPlacement.resources(s.placement()))
+        .build();
+    Map<String, String> annotations = new LinkedHashMap<>(HamiPlacement.annotations(s.placement()));
+    if (s.checkpoint() != null) {
+      annotations.put(CHECKPOINT_ANNOTATION, s.checkpoint());
+    }
+    PodSpec spec = new PodSpec();
+    spec.setContainers(java.util.List.of(container));
+    spec.setRestartPolicy("Never");
+    spec.setEnableServiceLinks(false);
+    HamiPlacement.pin(spec, s.placement());
+    return new PodBuilder()
+        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s))
+        .withAnnotations(annotations).endMetadata()
+        .withSpec(spec)
+        .build();
+  }
+
+  public static Service service(SessionPod s) {
+    return new ServiceBuilder()
+        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s)).endMetadata()
+        .withNewSpec()
+        .withType("ClusterIP")
+        .withSelector(Map.of(SESSION_LABEL, s.sessionId()))
+        .addNewPort().withName("http").withPort(s.port()).withTargetPort(new IntOrString(s.port())).endPort()
+        .endSpec()
+        .build();
+  }
+
+  public static Ingress ingress(SessionPod s) {
+    Map<String, String> annotations = new LinkedHashMap<>();
+    annotations.put("nginx.ingress.kubernetes.io/auth-url", s.authUrl());
+    annotations.put("nginx.ingress.kubernetes.io/auth-method", "GET");
+    annotations.put("nginx.ingress.kubernetes.io/auth-response-headers", "X-Gshare-User,X-Gshare-Session");
+    // Per session AND per caller: a key without the caller would let one user's 200 open it for all.
+    annotations.put("nginx.ingress.kubernetes.io/auth-cache-key", s.sessionId() + "$cookie_gshare_token$http_authorization");
+    annotations.put("nginx.ingress.kubernetes.io/auth-cache-duration", "200 30s");
+    annotations.put("nginx.ingress.kubernetes.io/proxy-read-timeout", "3600");
+    annotations.put("nginx.ingress.kubernetes.io/proxy-send-timeout", "3600");
+    annotations.put("nginx.ingress.kubernetes.io/proxy-body-size", "512m");
+    return new IngressBuilder()
+        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s))
+        .withAnnotations(annotations).endMetadata()
+        .withNewSpec()
+        .withIngressClassName("nginx")
+        .addNewRule()
+        .withHost(s.sessionDomain())
+        .withNewHttp()
+        .addNewPath().withPath("/s/" + s.sessionId()).withPathType("Prefix")
+        .withNewBackend().withNewService().withName(name(s.sessionId())).withNewPort().withNumber(s.port()).endPort()
+        .endService().endBackend()
+        .endPath()
+        .endHttp()
+        .endRule()
+        .endSpec()
+        .build();
+  }
+}

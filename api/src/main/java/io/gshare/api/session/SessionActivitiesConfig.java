@@ -1,0 +1,44 @@
+package io.gshare.api.session;
+
+import io.gshare.activities.control.BillingWindows;
+import io.gshare.activities.control.CreditLedger;
+import io.gshare.activities.control.MeteringActivitiesImpl;
+import io.gshare.activities.control.SessionControlActivitiesImpl;
+import io.gshare.api.error.GshareException;
+import io.gshare.api.placement.PlacementService;
+import io.gshare.api.temporal.ControlWorker;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Clock;
+import java.util.List;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/** The session and metering activities, wired to the api's placement and ledger. */
+@Configuration(proxyBeanMethods = false)
+class SessionActivitiesConfig {
+
+  @Bean
+  BillingWindows billingWindows(JdbcClient jdbc, CreditLedger ledger) {
+    return new BillingWindows(jdbc, ledger, Clock.systemUTC());
+  }
+
+  @Bean
+  ControlWorker.ControlActivities sessionControlActivities(JdbcClient jdbc, BillingWindows billing,
+      PlacementService placement) {
+    SessionControlActivitiesImpl session = new SessionControlActivitiesImpl(jdbc, billing, sessionId -> {
+      record Ask(String userId, String offeringId) {}
+      Ask ask = jdbc.sql("select user_id, offering_id from sessions where id = :id").param("id", sessionId)
+          .query((rs, n) -> new Ask(rs.getString(1), rs.getString(2))).single();
+      try {
+        // Whatever this session held is free again before it asks anew (a lossless pause kept nothing).
+        placement.release(sessionId);
+        return placement.allocate(new PlacementService.Request(sessionId, ask.userId(), ask.offeringId())).placement();
+      } catch (GshareException refused) {
+        throw ApplicationFailure.newNonRetryableFailure(refused.getMessage(), refused.code().code());
+      }
+    });
+    return new ControlWorker.ControlActivities(List.of(session,
+        new MeteringActivitiesImpl(jdbc, billing, Clock.systemUTC())));
+  }
+}

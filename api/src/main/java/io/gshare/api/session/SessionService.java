@@ -1,0 +1,175 @@
+package io.gshare.api.session;
+
+import io.gshare.api.catalogue.OfferingRepository;
+import io.gshare.api.error.GshareException;
+import io.gshare.api.error.ProblemCode;
+import io.gshare.api.placement.PlacementService;
+import io.gshare.api.policy.Policy;
+import io.gshare.api.policy.PolicyRepository;
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import io.gshare.api.support.NewIds;
+import io.gshare.workflows.common.SearchAttributes;
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.SessionStart;
+import io.gshare.workflows.session.SessionView;
+import io.gshare.workflows.session.SessionWorkflow;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowUpdateException;
+import java.time.Duration;
+import java.util.Map;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Creates sessions and hands their commands to their workflows. Create admits and places in one
+ * transaction with the session row, then starts {@code session-<id>}; pause, resume and terminate
+ * are workflow updates; the API never calls a cluster itself.
+ */
+@Service
+public class SessionService {
+
+  private final JdbcClient jdbc;
+  private final PlacementService placement;
+  private final OfferingRepository offerings;
+  private final PolicyRepository policies;
+  private final WorkflowClient client;
+  private final Access access;
+  private final TransactionTemplate transactions;
+  private final String authUrl;
+
+  SessionService(JdbcClient jdbc, PlacementService placement, OfferingRepository offerings, PolicyRepository policies,
+      WorkflowClient client, Access access, TransactionTemplate transactions,
+      @Value("${gshare.sessions.auth-url:}") String authUrl,
+      @Value("${gshare.cluster-worker.control-plane-url:}") String controlPlaneUrl) {
+    this.jdbc = jdbc;
+    this.placement = placement;
+    this.offerings = offerings;
+    this.policies = policies;
+    this.client = client;
+    this.access = access;
+    this.transactions = transactions;
+    this.authUrl = authUrl;
+    this.controlPlaneUrl = controlPlaneUrl;
+  }
+
+  private final String controlPlaneUrl;
+
+  /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */
+  String authUrl() {
+    if (authUrl != null && !authUrl.isBlank()) {
+      return authUrl;
+    }
+    return (controlPlaneUrl == null || controlPlaneUrl.isBlank() ? "http://127.0.0.1:8080" : controlPlaneUrl.replaceAll("/$", ""))
+        + "/internal/connect/verify";
+  }
+
+  record Image(String reference, int port, String path) {}
+
+  /** Admits, places and starts a session; answers with its id. */
+  public String create(Caller.User caller, String offeringId, String imageId, String volumeId, String name) {
+    Image image = jdbc.sql("select reference, port, path from images where id = :id and active").param("id", imageId)
+        .query((rs, n) -> new Image(rs.getString(1), rs.getInt(2), rs.getString(3))).optional()
+        .orElseThrow(() -> new GshareException(ProblemCode.VALIDATION_FAILED, "no active image '" + imageId + "'"));
+    if (volumeId != null) {
+      String owner = jdbc.sql("select owner_id from volumes where id = :v and deleted_at is null").param("v", volumeId)
+          .query(String.class).optional().orElseThrow(() -> GshareException.notFound("volume", volumeId));
+      access.requireOwnerOrAdmin(caller, "volume", volumeId, owner);
+    }
+    OfferingRepository.Offering offering = offerings.findById(offeringId).filter(OfferingRepository.Offering::active)
+        .orElseThrow(() -> new GshareException(ProblemCode.UNSERVICEABLE, "no active offering '" + offeringId + "'"));
+    String sessionId = NewIds.next("ses");
+    record Placed(GpuPlacement placement, String domain, String clusterName) {}
+    Placed placed = transactions.execute(tx -> {
+      jdbc.sql("""
+          insert into sessions (id, user_id, name, state, offering_id, gpu_model, mode, price_per_hour, image_id,
+                                image_reference, volume_id, workflow_id)
+          values (:id, :u, :name, 'pending', :o, :model, :mode, :price, :img, :ref, :vol, :wf)
+          """)
+          .param("id", sessionId).param("u", caller.userId()).param("name", name).param("o", offering.id())
+          .param("model", offering.gpuModel()).param("mode", offering.mode()).param("price", offering.pricePerHour())
+          .param("img", imageId).param("ref", image.reference()).param("vol", volumeId)
+          .param("wf", WorkflowIds.session(sessionId))
+          .update();
+      GpuPlacement where = placement.allocate(new PlacementService.Request(sessionId, caller.userId(), offering.id()))
+          .placement();
+      record Cluster(String domain, String name) {}
+      Cluster cluster = jdbc.sql("select session_domain, name from clusters where id = :c").param("c", where.clusterId())
+          .query((rs, n) -> new Cluster(rs.getString(1), rs.getString(2))).single();
+      jdbc.sql("""
+          update sessions set state = 'creating', cluster_id = :c, cluster_name = :cn, node_id = :n, node_hostname = :h
+           where id = :id
+          """)
+          .param("id", sessionId).param("c", where.clusterId()).param("cn", cluster.name()).param("n", where.nodeId())
+          .param("h", where.hostname()).update();
+      return new Placed(where, cluster.domain(), cluster.name());
+    });
+    String teamId = jdbc.sql("select team_id from users where id = :u").param("u", caller.userId())
+        .query(String.class).optional().orElse(null);
+    Policy policy = policies.effective(teamId);
+    SessionStart start = new SessionStart(sessionId, caller.userId(), placed.placement().clusterId(), placed.placement(),
+        image.reference(), image.port(), image.path(), placed.domain(), authUrl(), offering.pricePerHour(),
+        policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
+        policy.maxRuntimeAction(), Duration.ZERO, "creating", null);
+    try {
+      startWorkflow(start);
+    } catch (RuntimeException e) {
+      // Never strand held GPUs behind a session no workflow looks after.
+      placement.release(sessionId);
+      jdbc.sql("update sessions set state = 'failed', state_reason = :r, ended_at = now() where id = :id")
+          .param("id", sessionId).param("r", "could not start its workflow: " + e.getMessage()).update();
+      throw e;
+    }
+    return sessionId;
+  }
+
+  void startWorkflow(SessionStart start) {
+    SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(WorkflowIds.session(start.sessionId()))
+        .setTaskQueue(TaskQueues.CONTROL)
+        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+        .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
+            .set(SearchAttributes.SESSION_ID, start.sessionId())
+            .set(SearchAttributes.USER_ID, start.userId())
+            .set(SearchAttributes.CLUSTER_ID, start.clusterId()).build())
+        .build());
+    WorkflowClient.start(workflow::run, start);
+  }
+
+  /** Sends a command to the session's workflow and maps what it met to the API's answers. */
+  public SessionView command(Caller.User caller, String sessionId, String command) {
+    String owner = jdbc.sql("select user_id from sessions where id = :id").param("id", sessionId).query(String.class)
+        .optional().orElseThrow(() -> GshareException.notFound("session", sessionId));
+    access.requireOwnerOrAdmin(caller, "session", sessionId, owner);
+    SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(sessionId));
+    SessionView view;
+    try {
+      view = switch (command) {
+        case "pause" -> workflow.pause();
+        case "resume" -> workflow.resume();
+        case "terminate" -> workflow.terminate();
+        default -> throw new IllegalArgumentException(command);
+      };
+    } catch (WorkflowNotFoundException | WorkflowUpdateException e) {
+      String state = jdbc.sql("select state from sessions where id = :id").param("id", sessionId).query(String.class).single();
+      if ("terminate".equals(command) && ("terminated".equals(state) || "failed".equals(state))) {
+        return new SessionView(sessionId, state, null, null, null, null, null, null, null);
+      }
+      throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command,
+          Map.of("state", state));
+    }
+    if (view.lastErrorType() != null) {
+      ProblemCode code = java.util.Arrays.stream(ProblemCode.values()).filter(c -> c.code().equals(view.lastErrorType()))
+          .findFirst().orElse(ProblemCode.CONFLICT);
+      throw new GshareException(code, view.lastError(), Map.of("state", view.state()));
+    }
+    return view;
+  }
+}

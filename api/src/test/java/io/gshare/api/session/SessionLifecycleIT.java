@@ -1,0 +1,318 @@
+package io.gshare.api.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.control.BillingWindows;
+import io.gshare.activities.control.CreditLedger;
+import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.activities.control.MeteringActivitiesImpl;
+import io.gshare.activities.control.WorkerDeployer;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCluster;
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.session.MeteringWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * Sessions end to end on the dev runtime's parts: real PostgreSQL, the embedded Temporal server, a
+ * simulated cluster attached by the attach workflow, and its real cluster-worker process.
+ */
+class SessionLifecycleIT extends ApiIntegrationTest {
+
+  static final String SLICE_MODEL = "NVIDIA A100-SXM4-40GB";
+  static final String LOSSLESS_MODEL = "NVIDIA H200";
+  static final String WHOLE_MODEL = "NVIDIA H100 80GB HBM3";
+
+  private static SimulatedCluster sim;
+  private static String clusterId;
+  private static String domain;
+  private static String sliceOffering;
+  private static String losslessOffering;
+  private static String wholeOffering;
+  private static String image;
+
+  @Autowired ObjectMapper json;
+  @Autowired CreditLedger ledger;
+  @Autowired BillingWindows billing;
+  @Autowired WorkerDeployer deployer;
+  @Autowired WorkflowClient workflows;
+  @Autowired SessionRecovery recovery;
+  private String admin;
+
+  @BeforeEach
+  void oneAttachedCluster() throws Exception {
+    admin = adminToken();
+    if (sim != null) {
+      return;
+    }
+    SimSeed seed = new SimSeed("v1.36.0", List.of(
+        new SimSeed.NodeSpec("a100-0", "fractional", new SimSeed.GpuSpec(SLICE_MODEL, 2, 40960, 10), Map.of()),
+        new SimSeed.NodeSpec("h200-0", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 2, 143771, null),
+            Map.of("gshare.io/criu", "ready", "gshare.io/cuda-checkpoint", "ready")),
+        new SimSeed.NodeSpec("h100-0", "exclusive", new SimSeed.GpuSpec(WHOLE_MODEL, 4, 81559, null), Map.of()),
+        new SimSeed.NodeSpec("h100-1", "exclusive", new SimSeed.GpuSpec(WHOLE_MODEL, 4, 81559, null), Map.of()),
+        new SimSeed.NodeSpec("h100-2", "exclusive", new SimSeed.GpuSpec(WHOLE_MODEL, 4, 81559, null), Map.of())), null);
+    sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("sessions")));
+    domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
+    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("sessions", ".kubeconfig")));
+    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
+        "name", NewTestIds.next("sessions").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", domain)), admin).body());
+    clusterId = accepted.at("/cluster/id").asText();
+    String operation = accepted.at("/operation/id").asText();
+    await().atMost(Duration.ofSeconds(180)).until(() ->
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    sliceOffering = offering("{\"name\":\"%s\",\"gpu_model\":\"" + SLICE_MODEL
+        + "\",\"mode\":\"fractional\",\"gpumem_mib\":10240,\"gpucores_percent\":25,\"price_per_hour\":6}");
+    losslessOffering = offering("{\"name\":\"%s\",\"gpu_model\":\"" + LOSSLESS_MODEL
+        + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":8}");
+    wholeOffering = offering("{\"name\":\"%s\",\"gpu_model\":\"" + WHOLE_MODEL
+        + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":4}");
+    image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+  }
+
+  private String offering(String template) throws Exception {
+    HttpResponse<String> created = post("/api/v1/offerings", template.formatted(NewTestIds.next("off")), admin);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    return json.readTree(created.body()).get("id").asText();
+  }
+
+  private String userWithCredits(String amount) {
+    String user = newUser("user");
+    ledger.grant(user, new BigDecimal(amount), NewTestIds.next("g"), "test", null);
+    return user;
+  }
+
+  private HttpResponse<String> create(String token, String offering) {
+    return post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image + "\"}", token);
+  }
+
+  private JsonNode session(String id) throws Exception {
+    return json.readTree(get("/api/v1/sessions/" + id, admin).body());
+  }
+
+  private JsonNode awaitState(String id, String state) {
+    JsonNode[] last = new JsonNode[1];
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      last[0] = session(id);
+      assertThat(last[0].at("/session/state").asText()).as(last[0].toString()).isEqualTo(state);
+    });
+    return last[0];
+  }
+
+  private List<Pod> podsOf(String sessionId) {
+    try (KubernetesClient k8s = sim.newClient()) {
+      return k8s.pods().inNamespace("gshare-sessions").withLabel("gshare.io/session-id", sessionId).list().getItems();
+    }
+  }
+
+  private int liveAllocations(String sessionId) {
+    return jdbc.sql("select count(*) from allocations where session_id = :s and released_at is null").param("s", sessionId)
+        .query(Integer.class).single();
+  }
+
+  @Test
+  void aSessionRunsAtItsUrlPausesColdResumesAndEndsSettled() throws Exception {
+    String token = tokenFor(userWithCredits("100"));
+    HttpResponse<String> created = create(token, sliceOffering);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+    String id = json.readTree(created.body()).at("/session/id").asText();
+
+    JsonNode running = awaitState(id, "running");
+    assertThat(URI.create(running.at("/session/url").asText()).getHost()).isEqualTo(domain);
+    assertThat(running.at("/session/url").asText()).endsWith("/s/" + id + "/");
+    assertThat(running.get("gpus")).hasSize(1);
+    Pod pod = podsOf(id).get(0);
+    assertThat(pod.getMetadata().getAnnotations()).containsKey("nvidia.com/use-gpuuuid");
+    assertThat(pod.getSpec().getRuntimeClassName()).isEqualTo("nvidia");
+    assertThat(pod.getSpec().getContainers().get(0).getResources().getLimits()).containsKeys("nvidia.com/gpumem", "nvidia.com/gpucores");
+    try (KubernetesClient k8s = sim.newClient()) {
+      var ingress = k8s.network().v1().ingresses().inNamespace("gshare-sessions").withName("gshare-" + id.replace('_', '-')).get();
+      assertThat(ingress.getSpec().getRules().get(0).getHost()).isEqualTo(domain);
+      assertThat(ingress.getMetadata().getAnnotations().get("nginx.ingress.kubernetes.io/auth-url")).endsWith("/internal/connect/verify");
+    }
+
+    // A minute and a half of running: the pause charges one full minute and settles the half.
+    jdbc.sql("""
+        update billing_windows set opened_at = opened_at - interval '90 seconds',
+               charged_through = charged_through - interval '90 seconds' where session_id = :s and closed_at is null
+        """).param("s", id).update();
+    HttpResponse<String> paused = post("/api/v1/sessions/" + id + "/pause", "{}", token);
+    assertThat(paused.statusCode()).as(paused.body()).isEqualTo(200);
+    JsonNode view = json.readTree(paused.body());
+    assertThat(view.at("/session/state").asText()).isEqualTo("paused");
+    assertThat(view.at("/session/pause_kind").asText()).isEqualTo("cold");
+    await().atMost(Duration.ofSeconds(10)).until(() -> podsOf(id).isEmpty());
+    assertThat(liveAllocations(id)).isZero();
+    assertThat(jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is null").param("s", id)
+        .query(Integer.class).single()).isZero();
+
+    HttpResponse<String> resumed = post("/api/v1/sessions/" + id + "/resume", "{}", token);
+    assertThat(resumed.statusCode()).as(resumed.body()).isEqualTo(200);
+    assertThat(json.readTree(resumed.body()).at("/session/state").asText()).isEqualTo("running");
+    assertThat(podsOf(id)).hasSize(1);
+    assertThat(liveAllocations(id)).isEqualTo(1);
+
+    HttpResponse<String> ended = send("DELETE", "/api/v1/sessions/" + id, null, token);
+    assertThat(ended.statusCode()).as(ended.body()).isEqualTo(200);
+    assertThat(json.readTree(ended.body()).at("/session/state").asText()).isEqualTo("terminated");
+    await().atMost(Duration.ofSeconds(10)).until(() -> podsOf(id).isEmpty());
+    assertThat(liveAllocations(id)).isZero();
+    assertThat(jdbc.sql("select count(*) from credit_ledger where session_id = :s and kind = 'charge'").param("s", id)
+        .query(Integer.class).single()).isEqualTo(1);
+    assertThat(jdbc.sql("select count(*) from credit_ledger where session_id = :s and kind = 'settlement'").param("s", id)
+        .query(Integer.class).single()).isBetween(1, 2); // the half minute; the second window may be too short to bill
+    assertThat(jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is not null").param("s", id)
+        .query(Integer.class).single()).isEqualTo(2);
+    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200); // idempotent
+    assertThat(post("/api/v1/sessions/" + id + "/resume", "{}", token).statusCode()).isEqualTo(409);
+    assertThat(session(id).at("/session/ended_at").isMissingNode()).isFalse();
+  }
+
+  @Test
+  void aNodeWithCriuAndCudaCheckpointPausesLosslessly() throws Exception {
+    String token = tokenFor(userWithCredits("100"));
+    String id = json.readTree(create(token, losslessOffering).body()).at("/session/id").asText();
+    awaitState(id, "running");
+    int before = sim.checkpointsTaken();
+
+    JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).body());
+    assertThat(paused.at("/session/pause_kind").asText()).isEqualTo("lossless");
+    assertThat(sim.checkpointsTaken()).isEqualTo(before + 1);
+    String archive = jdbc.sql("select checkpoint_image from sessions where id = :id").param("id", id).query(String.class).single();
+    assertThat(archive).startsWith("/var/lib/kubelet/checkpoints/checkpoint-gshare-" + id.replace('_', '-'));
+
+    json.readTree(post("/api/v1/sessions/" + id + "/resume", "{}", token).body());
+    Pod restored = podsOf(id).get(0);
+    assertThat(restored.getMetadata().getAnnotations()).containsEntry("gshare.io/restore-from-checkpoint", archive);
+    assertThat(restored.getSpec().getNodeSelector()).containsEntry("kubernetes.io/hostname", "h200-0");
+    send("DELETE", "/api/v1/sessions/" + id, null, token);
+  }
+
+  @Test
+  void thirtyConcurrentCreatesForTwelveGpusRunExactlyTwelve() throws Exception {
+    List<String> tokens = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      tokens.add(tokenFor(userWithCredits("100")));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(10);
+    List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+    for (String token : tokens) {
+      answers.add(pool.submit(() -> create(token, wholeOffering)));
+    }
+    List<String> accepted = new ArrayList<>();
+    int refused = 0;
+    for (Future<HttpResponse<String>> answer : answers) {
+      HttpResponse<String> response = answer.get();
+      if (response.statusCode() == 202) {
+        accepted.add(json.readTree(response.body()).at("/session/id").asText());
+      } else {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(409);
+        assertThat(json.readTree(response.body()).get("code").asText()).isEqualTo("insufficient_capacity");
+        refused++;
+      }
+    }
+    pool.shutdown();
+    assertThat(accepted).hasSize(12);
+    assertThat(refused).isEqualTo(18);
+    for (String id : accepted) {
+      awaitState(id, "running");
+    }
+    int pods = 0;
+    for (String id : accepted) {
+      pods += podsOf(id).size();
+    }
+    assertThat(pods).isEqualTo(12);
+    assertThat(jdbc.sql("""
+        select count(*) from allocations a join gpu_devices g on g.uuid = a.gpu_uuid
+         where g.model = :m and a.released_at is null
+        """).param("m", WHOLE_MODEL).query(Integer.class).single()).isEqualTo(12);
+    for (String id : accepted) {
+      assertThat(send("DELETE", "/api/v1/sessions/" + id, null, admin).statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void aMeteringSweepRunTwiceChargesOnceAndRunningOutOfCreditsPauses() throws Exception {
+    String user = userWithCredits("1");   // 6 credits/h: 0.1 per minute, 10 minutes' worth
+    String token = tokenFor(user);
+    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    awaitState(id, "running");
+    // Pretend the window opened 12 minutes ago.
+    jdbc.sql("""
+        update billing_windows set opened_at = opened_at - interval '12 minutes',
+               charged_through = charged_through - interval '12 minutes' where session_id = :s and closed_at is null
+        """).param("s", id).update();
+
+    MeteringActivitiesImpl metering = new MeteringActivitiesImpl(jdbc, billing, Clock.systemUTC());
+    assertThat(metering.chargeOpenWindows(500).charged()).isGreaterThanOrEqualTo(12);
+    assertThat(metering.chargeOpenWindows(500).charged()).isZero();
+    assertThat(jdbc.sql("select count(*) from credit_ledger where session_id = :s and kind = 'charge'").param("s", id)
+        .query(Integer.class).single()).isEqualTo(12);
+
+    // The real sweep workflow, once: it finds the balance gone and tells the session to pause.
+    MeteringWorkflow sweep = workflows.newWorkflowStub(MeteringWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId("metering-test-" + id).setTaskQueue(TaskQueues.CONTROL).build());
+    sweep.sweep();
+    JsonNode paused = awaitState(id, "paused");
+    assertThat(paused.at("/session/state_reason").asText()).isEqualTo("credits exhausted");
+    assertThat(new BigDecimal(paused.get("cost_so_far").asText())).isGreaterThanOrEqualTo(new BigDecimal("1.2"));
+    send("DELETE", "/api/v1/sessions/" + id, null, token);
+  }
+
+  @Test
+  void aWorkerKilledMidCreateStillRunsTheSessionExactlyOnce() throws Exception {
+    String token = tokenFor(userWithCredits("100"));
+    LocalProcessWorkerDeployer local = (LocalProcessWorkerDeployer) deployer;
+    Process worker = local.process(clusterId);
+    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    worker.destroyForcibly();
+
+    awaitState(id, "running");
+    assertThat(local.process(clusterId).pid()).isNotEqualTo(worker.pid());
+    assertThat(podsOf(id)).hasSize(1);
+    assertThat(liveAllocations(id)).isEqualTo(1);
+    send("DELETE", "/api/v1/sessions/" + id, null, token);
+  }
+
+  @Test
+  void aSessionWhoseWorkflowTemporalLostIsRecoveredFromPostgres() throws Exception {
+    String token = tokenFor(userWithCredits("100"));
+    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    awaitState(id, "running");
+    // As if the embedded server restarted: the execution is gone, Postgres still says running.
+    workflows.newUntypedWorkflowStub(WorkflowIds.session(id)).terminate("simulated loss of the Temporal server");
+
+    recovery.recoverAll();
+
+    JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).body());
+    assertThat(paused.at("/session/state").asText()).isEqualTo("paused");
+    assertThat(podsOf(id)).isEmpty();
+    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200);
+    assertThat(session(id).at("/session/state").asText()).isEqualTo("terminated");
+  }
+}
