@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation clean
+.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation bench-sessions clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -33,6 +33,9 @@ bench-inventory: ## benchmark: 50 clusters x 200 nodes x 8 GPUs of inventory rep
 bench-allocation: ## benchmark: 32 concurrent clients placing GPU slices (prints allocations/s, latency, oversubscriptions)
 	$(MVN) -q -DskipTests install
 	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.AllocationBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
+
+bench-sessions: build ## benchmark: concurrent session lifecycles on the dev runtime (prints latencies, lifecycles/s, history events, overhead)
+	$(MVN) -q -pl dev-runtime test-compile exec:java -Dexec.mainClass=io.gshare.dev.bench.SessionBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
 clean: ## remove build output and downloaded tools
 	$(MVN) -q clean
