@@ -13,17 +13,20 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.stereotype.Component;
 
 /**
  * Registers gShare's search attributes ({@code GshareClusterId}, …) so operations can be found in the
  * Temporal UI. Idempotent: ALREADY_EXISTS counts as done. While Temporal is unreachable it retries in
  * the background instead of holding up start.
+ *
+ * <p>The first attempt runs once the beans exist and before the web server and the workers start, so
+ * no request can start a workflow naming an attribute the namespace does not know yet (a fresh dev
+ * server forgets them on every restart).
  */
 @Component
-class SearchAttributeRegistrar {
+class SearchAttributeRegistrar implements SmartInitializingSingleton {
 
   private static final Logger log = LoggerFactory.getLogger(SearchAttributeRegistrar.class);
 
@@ -41,9 +44,9 @@ class SearchAttributeRegistrar {
     this.properties = properties;
   }
 
-  @EventListener(ApplicationReadyEvent.class)
-  void registerAtStart() {
-    attempt(); // synchronously first, so workflows started right after start-up find the attributes
+  @Override
+  public void afterSingletonsInstantiated() {
+    attempt();
   }
 
   boolean isRegistered() {
