@@ -202,4 +202,19 @@ class SessionWorkflowTest {
     verify(control, never()).openBilling(anyString());
     verify(control).record(argThat(r -> "failed".equals(r.state()) && r.reason().contains("ImagePullBackOff")));
   }
+
+  @Test
+  void aClusterCallThatFailsForAWhileIsRetriedAndTheSessionRunsOnce(
+      TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    org.mockito.Mockito.doThrow(new IllegalStateException("apiserver unavailable"))
+        .doThrow(new IllegalStateException("apiserver unavailable"))
+        .doNothing()
+        .when(cluster).ensureObjects(any());
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+
+    awaitState(env, session, "running");
+    verify(cluster, times(3)).ensureObjects(any());
+    verify(control, times(1)).openBilling(SESSION);
+    verify(control, never()).release(anyString());
+  }
 }
