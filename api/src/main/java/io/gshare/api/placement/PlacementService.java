@@ -35,8 +35,17 @@ import org.springframework.transaction.annotation.Transactional;
 @Service
 public class PlacementService {
 
-  /** What a session asks for. */
-  public record Request(String sessionId, String userId, String offeringId) {}
+  /**
+   * What a session asks for.
+   *
+   * @param clusterId only this cluster (a resume stays where its URL, volume claim and checkpoint are); null: any
+   */
+  public record Request(String sessionId, String userId, String offeringId, String clusterId) {
+
+    public Request(String sessionId, String userId, String offeringId) {
+      this(sessionId, userId, offeringId, null);
+    }
+  }
 
   /** A decision: where, what it costs, and for whom. */
   public record Decision(GpuPlacement placement, BigDecimal pricePerHour, String accountId) {}
@@ -137,7 +146,11 @@ public class PlacementService {
       jdbc.sql("select pg_advisory_xact_lock(hashtext(:key))").param("key", "gshare-placement:" + offering.gpuModel())
           .query((rs, n) -> 1).list();
     }
-    List<Candidate> all = candidates(offering);
+    Set<String> mountable = request.sessionId() == null ? null : clustersMountingVolumeOf(request.sessionId());
+    List<Candidate> all = candidates(offering).stream()
+        .filter(c -> request.clusterId() == null || request.clusterId().equals(c.clusterId()))
+        .filter(c -> mountable == null || mountable.contains(c.clusterId()))
+        .toList();
     boolean anyHardware = false;
     for (List<String> tier : tiers) {
       List<Candidate> inTier = all.stream()
@@ -164,12 +177,37 @@ public class PlacementService {
     }
     if (!anyHardware) {
       throw new GshareException(ProblemCode.UNSERVICEABLE, "no " + offering.gpuModel() + " " + offering.mode()
-          + " node is ready, on a cluster with a session_domain, in " + (teamPools.isEmpty() ? "the shared pool" : shared ? "your team's pool or the shared pool"
+          + " node is ready, on a cluster with a session_domain" + where(request, mountable) + ", in "
+          + (teamPools.isEmpty() ? "the shared pool" : shared ? "your team's pool or the shared pool"
           : "your team's pool (your policy does not allow the shared pool)"));
     }
-    throw new GshareException(ProblemCode.INSUFFICIENT_CAPACITY, "every " + offering.gpuModel() + " you may use is busy"
+    throw new GshareException(ProblemCode.INSUFFICIENT_CAPACITY, "every " + offering.gpuModel() + " you may use"
+        + where(request, mountable) + " is busy"
         + (teamPools.isEmpty() || shared ? "" : "; your policy keeps you to your team's pool")
         + ": try again when a session ends");
+  }
+
+  private static String where(Request request, Set<String> mountable) {
+    if (request.clusterId() != null) {
+      return " on the session's cluster " + request.clusterId();
+    }
+    return mountable == null ? "" : " on a cluster that may mount your volume's storage pool";
+  }
+
+  /**
+   * The clusters that may mount the session's volume: those its storage pool names when the pool's scope
+   * is {@code selected}; null when any cluster may (no volume, no pool, or scope {@code all}).
+   */
+  private Set<String> clustersMountingVolumeOf(String sessionId) {
+    String pool = jdbc.sql("""
+        select p.id from sessions s join volumes v on v.id = s.volume_id join storage_pools p on p.id = v.storage_pool_id
+         where s.id = :s and p.scope = 'selected'
+        """).param("s", sessionId).query(String.class).optional().orElse(null);
+    if (pool == null) {
+      return null;
+    }
+    return Set.copyOf(jdbc.sql("select cluster_id from storage_pool_clusters where pool_id = :p").param("p", pool)
+        .query(String.class).list());
   }
 
   private List<Candidate> candidates(OfferingRepository.Offering offering) {

@@ -27,13 +27,15 @@ class SessionActivitiesConfig {
   ControlWorker.ControlActivities sessionControlActivities(JdbcClient jdbc, BillingWindows billing,
       PlacementService placement) {
     SessionControlActivitiesImpl session = new SessionControlActivitiesImpl(jdbc, billing, sessionId -> {
-      record Ask(String userId, String offeringId) {}
-      Ask ask = jdbc.sql("select user_id, offering_id from sessions where id = :id").param("id", sessionId)
-          .query((rs, n) -> new Ask(rs.getString(1), rs.getString(2))).single();
+      record Ask(String userId, String offeringId, String clusterId) {}
+      Ask ask = jdbc.sql("select user_id, offering_id, cluster_id from sessions where id = :id").param("id", sessionId)
+          .query((rs, n) -> new Ask(rs.getString(1), rs.getString(2), rs.getString(3))).single();
       try {
         // Whatever this session held is free again before it asks anew (a lossless pause kept nothing).
         placement.release(sessionId);
-        return placement.allocate(new PlacementService.Request(sessionId, ask.userId(), ask.offeringId())).placement();
+        // A session lives on one cluster: its URL, its volume's claim and its checkpoint are there.
+        return placement.allocate(new PlacementService.Request(sessionId, ask.userId(), ask.offeringId(), ask.clusterId()))
+            .placement();
       } catch (GshareException refused) {
         throw ApplicationFailure.newNonRetryableFailure(refused.getMessage(), refused.code().code());
       }

@@ -165,6 +165,47 @@ class PlacementIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aResumeStaysOnItsClusterAndAVolumeKeepsSessionsWhereItsPoolMayBeMounted() {
+    String home = fixture.cluster();
+    String other = fixture.cluster();
+    String homeNode = fixture.node(home, "exclusive", model, 1, 81559, 1, null);
+    String otherNode = fixture.node(other, "exclusive", model, 2, 81559, 1, null);
+    String one = fixture.offering(model, "exclusive", 1, null, null, 2);
+    String user = richUser(null);
+
+    // Binpack alone would pick the home node (fewest free GPUs); held, the named cluster still decides.
+    String first = fixture.session(user, model, "exclusive");
+    assertThat(placement.allocate(new PlacementService.Request(first, user, one, home)).placement().nodeId()).isEqualTo(homeNode);
+    String second = fixture.session(user, model, "exclusive");
+    assertThatThrownBy(() -> placement.allocate(new PlacementService.Request(second, user, one, home)))
+        .isInstanceOfSatisfying(GshareException.class, e -> {
+          assertThat(e.code()).isEqualTo(ProblemCode.INSUFFICIENT_CAPACITY);
+          assertThat(e.getMessage()).contains("on the session's cluster " + home);
+        });
+    assertThat(jdbc.sql("select count(*) from allocations where session_id = :s").param("s", second)
+        .query(Integer.class).single()).isZero();
+    assertThat(placement.allocate(new PlacementService.Request(second, user, one)).placement().nodeId()).isEqualTo(otherNode);
+
+    // A volume on a pool only the home cluster may mount: never placed on the other one.
+    String pool = NewTestIds.next("sp");
+    jdbc.sql("insert into storage_pools (id, name, storage_class, scope) values (:p, :p, 'gshare-data', 'selected')")
+        .param("p", pool).update();
+    jdbc.sql("insert into storage_pool_clusters (pool_id, cluster_id) values (:p, :c)").param("p", pool).param("c", home).update();
+    String volume = NewTestIds.next("vol");
+    jdbc.sql("insert into volumes (id, owner_id, name, storage_pool_id, size_gb) values (:v, :u, :n, :p, 10)")
+        .param("v", volume).param("u", user).param("n", volume.replace('_', '-')).param("p", pool).update();
+    String withVolume = fixture.session(user, model, "exclusive");
+    jdbc.sql("update sessions set volume_id = :v where id = :s").param("v", volume).param("s", withVolume).update();
+    assertThatThrownBy(() -> placement.allocate(new PlacementService.Request(withVolume, user, one)))
+        .isInstanceOfSatisfying(GshareException.class, e -> {
+          assertThat(e.code()).isEqualTo(ProblemCode.INSUFFICIENT_CAPACITY);
+          assertThat(e.getMessage()).contains("may mount your volume's storage pool");
+        });
+    placement.release(first);
+    assertThat(placement.allocate(new PlacementService.Request(withVolume, user, one)).placement().clusterId()).isEqualTo(home);
+  }
+
+  @Test
   void theAnswersSayWhyNot() throws Exception {
     String cluster = fixture.cluster();
     fixture.node(cluster, "exclusive", model, 1, 81559, 1, null);
