@@ -5,6 +5,8 @@ import com.uber.m3.tally.Scope;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.client.schedules.ScheduleClientOptions;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -30,6 +32,11 @@ class TemporalConfig {
             .setTarget(properties.address())
             .setMetricsScope(temporalMetricsScope)
             .build());
+  }
+
+  @Bean
+  ScheduleClient scheduleClient(WorkflowServiceStubs stubs, TemporalProperties properties) {
+    return ScheduleClient.newInstance(stubs, ScheduleClientOptions.newBuilder().setNamespace(properties.namespace()).build());
   }
 
   @Bean
