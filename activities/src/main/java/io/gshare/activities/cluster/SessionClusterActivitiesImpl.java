@@ -7,6 +7,7 @@ import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
+import io.gshare.workflows.session.SessionVolume;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
@@ -32,6 +33,9 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     client.resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
         .withName(SessionObjects.NAMESPACE).addToLabels("app.kubernetes.io/managed-by", "gshare").endMetadata().build())
         .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    if (session.volume() != null) {
+      ensureClaim(session.volume());
+    }
     String name = SessionObjects.name(session.sessionId());
     Pod existing = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();
     if (existing != null && existing.getStatus() != null && "Failed".equals(existing.getStatus().getPhase())) {
@@ -45,6 +49,17 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     apply(SessionObjects.service(session));
     apply(SessionObjects.ingress(session));
     log.info("session {}: pod, service and ingress in place on {}", session.sessionId(), session.placement().hostname());
+  }
+
+  /**
+   * Claims the volume in this cluster once. An existing claim is left as it is: its size may have been
+   * expanded since, and a claim's spec cannot shrink.
+   */
+  private void ensureClaim(SessionVolume volume) {
+    if (client.persistentVolumeClaims().inNamespace(SessionObjects.NAMESPACE).withName(volume.claimName()).get() == null) {
+      apply(SessionObjects.claim(volume));
+      log.info("volume {}: claimed as {} ({} GiB)", volume.volumeId(), volume.claimName(), volume.sizeGb());
+    }
   }
 
   @Override

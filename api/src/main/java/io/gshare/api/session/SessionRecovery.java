@@ -54,20 +54,25 @@ public class SessionRecovery {
   }
 
   record Row(String id, String userId, String clusterId, String state, String imageReference, int port, String path,
-      String domain, BigDecimal price, String checkpoint, String mode, String model, String teamId) {}
+      String domain, BigDecimal price, String checkpoint, String mode, String model, String teamId, String volumeId,
+      Duration runUsed) {}
 
   @EventListener(ApplicationReadyEvent.class)
   public void recoverAll() {
     List<Row> unfinished = jdbc.sql("""
         select s.id, s.user_id, s.cluster_id, s.state, s.image_reference, coalesce(i.port, 8888), coalesce(i.path, '/'),
-               c.session_domain, s.price_per_hour, s.checkpoint_image, s.mode, s.gpu_model, u.team_id
+               c.session_domain, s.price_per_hour, s.checkpoint_image, s.mode, s.gpu_model, u.team_id, s.volume_id,
+               -- the run so far: its billing window opened when it started running
+               (select extract(epoch from now() - w.opened_at)::bigint from billing_windows w
+                 where w.session_id = s.id and w.closed_at is null)
           from sessions s join users u on u.id = s.user_id
           left join images i on i.id = s.image_id left join clusters c on c.id = s.cluster_id
          where s.state not in ('terminated', 'failed')
         """)
         .query((rs, n) -> new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
             rs.getInt(6), rs.getString(7), rs.getString(8), rs.getBigDecimal(9), rs.getString(10), rs.getString(11),
-            rs.getString(12), rs.getString(13)))
+            rs.getString(12), rs.getString(13), rs.getString(14),
+            Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
         .list();
     int recovered = 0;
     for (Row row : unfinished) {
@@ -104,7 +109,8 @@ public class SessionRecovery {
     sessions.startWorkflow(new SessionStart(row.id(), row.userId(), row.clusterId(), "paused".equals(state) ? null : placement,
         row.imageReference(), row.port(), row.path(), row.domain(), sessions.authUrl(), row.price(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        policy.maxRuntimeAction(), Duration.ZERO, state, row.checkpoint()));
+        policy.maxRuntimeAction(), "running".equals(state) ? row.runUsed() : Duration.ZERO, state, row.checkpoint(),
+        row.volumeId() == null ? null : sessions.volumeOf(row.volumeId())));
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(row.id()));
     if ("terminating".equals(row.state())) {
       workflow.terminate();

@@ -14,6 +14,7 @@ import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionStart;
+import io.gshare.workflows.session.SessionVolume;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
@@ -24,6 +25,7 @@ import io.temporal.client.WorkflowUpdateException;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -78,46 +80,32 @@ public class SessionService {
     Image image = jdbc.sql("select reference, port, path from images where id = :id and active").param("id", imageId)
         .query((rs, n) -> new Image(rs.getString(1), rs.getInt(2), rs.getString(3))).optional()
         .orElseThrow(() -> new GshareException(ProblemCode.VALIDATION_FAILED, "no active image '" + imageId + "'"));
+    SessionVolume volume = null;
     if (volumeId != null) {
       String owner = jdbc.sql("select owner_id from volumes where id = :v and deleted_at is null").param("v", volumeId)
           .query(String.class).optional().orElseThrow(() -> GshareException.notFound("volume", volumeId));
       access.requireOwnerOrAdmin(caller, "volume", volumeId, owner);
+      refuseWhenVolumeInUse(volumeId);
+      volume = volumeOf(volumeId);
     }
     OfferingRepository.Offering offering = offerings.findById(offeringId).filter(OfferingRepository.Offering::active)
         .orElseThrow(() -> new GshareException(ProblemCode.UNSERVICEABLE, "no active offering '" + offeringId + "'"));
     String sessionId = NewIds.next("ses");
-    record Placed(GpuPlacement placement, String domain, String clusterName) {}
-    Placed placed = transactions.execute(tx -> {
-      jdbc.sql("""
-          insert into sessions (id, user_id, name, state, offering_id, gpu_model, mode, price_per_hour, image_id,
-                                image_reference, volume_id, workflow_id)
-          values (:id, :u, :name, 'pending', :o, :model, :mode, :price, :img, :ref, :vol, :wf)
-          """)
-          .param("id", sessionId).param("u", caller.userId()).param("name", name).param("o", offering.id())
-          .param("model", offering.gpuModel()).param("mode", offering.mode()).param("price", offering.pricePerHour())
-          .param("img", imageId).param("ref", image.reference()).param("vol", volumeId)
-          .param("wf", WorkflowIds.session(sessionId))
-          .update();
-      GpuPlacement where = placement.allocate(new PlacementService.Request(sessionId, caller.userId(), offering.id()))
-          .placement();
-      record Cluster(String domain, String name) {}
-      Cluster cluster = jdbc.sql("select session_domain, name from clusters where id = :c").param("c", where.clusterId())
-          .query((rs, n) -> new Cluster(rs.getString(1), rs.getString(2))).single();
-      jdbc.sql("""
-          update sessions set state = 'creating', cluster_id = :c, cluster_name = :cn, node_id = :n, node_hostname = :h
-           where id = :id
-          """)
-          .param("id", sessionId).param("c", where.clusterId()).param("cn", cluster.name()).param("n", where.nodeId())
-          .param("h", where.hostname()).update();
-      return new Placed(where, cluster.domain(), cluster.name());
-    });
+    Placed placed;
+    try {
+      placed = transactions.execute(tx -> place(caller, sessionId, offering, imageId, image, volumeId, name));
+    } catch (DuplicateKeyException raced) {
+      // Another create took the volume between the check above and this insert.
+      refuseWhenVolumeInUse(volumeId);
+      throw raced;
+    }
     String teamId = jdbc.sql("select team_id from users where id = :u").param("u", caller.userId())
         .query(String.class).optional().orElse(null);
     Policy policy = policies.effective(teamId);
     SessionStart start = new SessionStart(sessionId, caller.userId(), placed.placement().clusterId(), placed.placement(),
         image.reference(), image.port(), image.path(), placed.domain(), authUrl(), offering.pricePerHour(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        policy.maxRuntimeAction(), Duration.ZERO, "creating", null);
+        policy.maxRuntimeAction(), Duration.ZERO, "creating", null, volume);
     try {
       startWorkflow(start);
     } catch (RuntimeException e) {
@@ -128,6 +116,66 @@ public class SessionService {
       throw e;
     }
     return sessionId;
+  }
+
+  private record Placed(GpuPlacement placement, String domain, String clusterName) {}
+
+  /** The session row, its GPUs and (with a volume) the claim its cluster will make: one transaction. */
+  private Placed place(Caller.User caller, String sessionId, OfferingRepository.Offering offering, String imageId,
+      Image image, String volumeId, String name) {
+    jdbc.sql("""
+        insert into sessions (id, user_id, name, state, offering_id, gpu_model, mode, price_per_hour, image_id,
+                              image_reference, volume_id, workflow_id)
+        values (:id, :u, :name, 'pending', :o, :model, :mode, :price, :img, :ref, :vol, :wf)
+        """)
+        .param("id", sessionId).param("u", caller.userId()).param("name", name).param("o", offering.id())
+        .param("model", offering.gpuModel()).param("mode", offering.mode()).param("price", offering.pricePerHour())
+        .param("img", imageId).param("ref", image.reference()).param("vol", volumeId)
+        .param("wf", WorkflowIds.session(sessionId))
+        .update();
+    GpuPlacement where = placement.allocate(new PlacementService.Request(sessionId, caller.userId(), offering.id()))
+        .placement();
+    record Cluster(String domain, String name) {}
+    Cluster cluster = jdbc.sql("select session_domain, name from clusters where id = :c").param("c", where.clusterId())
+        .query((rs, n) -> new Cluster(rs.getString(1), rs.getString(2))).single();
+    jdbc.sql("""
+        update sessions set state = 'creating', cluster_id = :c, cluster_name = :cn, node_id = :n, node_hostname = :h
+         where id = :id
+        """)
+        .param("id", sessionId).param("c", where.clusterId()).param("cn", cluster.name()).param("n", where.nodeId())
+        .param("h", where.hostname()).update();
+    if (volumeId != null) {
+      // Recorded before the cluster claims it, so every claim of the volume can be found (and reclaimed) later.
+      jdbc.sql("""
+          insert into volume_claims (volume_id, cluster_id, pvc_name) values (:v, :c, :pvc)
+          on conflict (volume_id, cluster_id) do nothing
+          """).param("v", volumeId).param("c", where.clusterId()).param("pvc", SessionVolume.claimNameOf(volumeId))
+          .update();
+    }
+    return new Placed(where, cluster.domain(), cluster.name());
+  }
+
+  private void refuseWhenVolumeInUse(String volumeId) {
+    jdbc.sql("select id, state from sessions where volume_id = :v and state not in ('terminated', 'failed') limit 1")
+        .param("v", volumeId)
+        .query((rs, n) -> new GshareException(ProblemCode.VOLUME_IN_USE, "volume " + volumeId + " is used by session "
+            + rs.getString(1) + " (" + rs.getString(2) + "); a volume serves one session at a time, so end that one first",
+            Map.of("session_id", rs.getString(1))))
+        .optional()
+        .ifPresent(refusal -> {
+          throw refusal;
+        });
+  }
+
+  /** A volume as its session mounts it: claim name from its id, size and class from the volume and its pool. */
+  SessionVolume volumeOf(String volumeId) {
+    return jdbc.sql("""
+        select v.size_gb, p.storage_class from volumes v left join storage_pools p on p.id = v.storage_pool_id
+         where v.id = :v
+        """).param("v", volumeId)
+        .query((rs, n) -> new SessionVolume(volumeId, SessionVolume.claimNameOf(volumeId), rs.getString(2), rs.getInt(1),
+            SessionVolume.MOUNT_PATH))
+        .single();
   }
 
   void startWorkflow(SessionStart start) {

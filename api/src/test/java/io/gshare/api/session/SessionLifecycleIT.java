@@ -194,6 +194,64 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aSessionMountsItsVolumeWhichOutlivesPausesAndServesOneSessionAtATime() throws Exception {
+    String user = userWithCredits("100");
+    String token = tokenFor(user);
+    // Volumes have no API of their own yet: a row as the volume API will write it, on a pool any cluster mounts.
+    String pool = NewTestIds.next("sp");
+    jdbc.sql("insert into storage_pools (id, name, storage_class) values (:p, :p, 'gshare-data')").param("p", pool).update();
+    String volume = NewTestIds.next("vol");
+    jdbc.sql("insert into volumes (id, owner_id, name, storage_pool_id, size_gb) values (:v, :u, :n, :p, 20)")
+        .param("v", volume).param("u", user).param("n", volume.replace('_', '-')).param("p", pool).update();
+    String claim = "gshare-" + volume.replace('_', '-');
+    String body = "{\"offering_id\":\"" + sliceOffering + "\",\"image_id\":\"" + image + "\",\"volume_id\":\"" + volume + "\"}";
+
+    HttpResponse<String> created = post("/api/v1/sessions", body, token);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+    String id = json.readTree(created.body()).at("/session/id").asText();
+    JsonNode running = awaitState(id, "running");
+    assertThat(running.at("/session/volume_id").asText()).isEqualTo(volume);
+    assertThat(podsOf(id).get(0).getSpec().getVolumes()).anySatisfy(v ->
+        assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo(claim));
+    try (KubernetesClient k8s = sim.newClient()) {
+      var pvc = k8s.persistentVolumeClaims().inNamespace("gshare-sessions").withName(claim).get();
+      assertThat(pvc.getSpec().getStorageClassName()).isEqualTo("gshare-data");
+      assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("20Gi");
+    }
+    assertThat(jdbc.sql("select pvc_name from volume_claims where volume_id = :v and cluster_id = :c").param("v", volume)
+        .param("c", clusterId).query(String.class).single()).isEqualTo(claim);
+
+    // One session at a time, paused or not: the second is refused and writes nothing.
+    HttpResponse<String> second = post("/api/v1/sessions", body, token);
+    assertThat(second.statusCode()).as(second.body()).isEqualTo(409);
+    assertThat(json.readTree(second.body()).get("code").asText()).isEqualTo("volume_in_use");
+    assertThat(json.readTree(second.body()).get("detail").asText()).contains(id);
+    assertThat(post("/api/v1/sessions/" + id + "/pause", "{}", token).statusCode()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(10)).until(() -> podsOf(id).isEmpty());
+    assertThat(post("/api/v1/sessions", body, token).statusCode()).isEqualTo(409);
+    assertThat(jdbc.sql("select count(*) from sessions where volume_id = :v").param("v", volume).query(Integer.class).single())
+        .isEqualTo(1);
+
+    // The claim (and so the files) outlive the pause and the session.
+    assertThat(post("/api/v1/sessions/" + id + "/resume", "{}", token).statusCode()).isEqualTo(200);
+    assertThat(podsOf(id).get(0).getSpec().getVolumes()).anySatisfy(v ->
+        assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo(claim));
+    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200);
+    try (KubernetesClient k8s = sim.newClient()) {
+      assertThat(k8s.persistentVolumeClaims().inNamespace("gshare-sessions").withName(claim).get()).isNotNull();
+    }
+    HttpResponse<String> next = post("/api/v1/sessions", body, token);
+    assertThat(next.statusCode()).as(next.body()).isEqualTo(202);
+    String nextId = json.readTree(next.body()).at("/session/id").asText();
+    awaitState(nextId, "running");
+    assertThat(send("DELETE", "/api/v1/sessions/" + nextId, null, token).statusCode()).isEqualTo(200);
+
+    // Someone else's volume is not theirs to mount.
+    HttpResponse<String> stranger = post("/api/v1/sessions", body, tokenFor(userWithCredits("100")));
+    assertThat(stranger.statusCode()).as(stranger.body()).isEqualTo(404);
+  }
+
+  @Test
   void aNodeWithCriuAndCudaCheckpointPausesLosslessly() throws Exception {
     String token = tokenFor(userWithCredits("100"));
     String id = json.readTree(create(token, losslessOffering).body()).at("/session/id").asText();

@@ -5,6 +5,7 @@ package io.gshare.workflows.session;
  * its Ingress on the cluster's session domain, path {@code /s/<sessionId>/}.
  *
  * @param checkpoint restore from this archive (a lossless resume); null for a fresh start
+ * @param volume the volume to claim (if the cluster has no claim for it yet) and mount; null: none
  */
 public record SessionPod(String sessionId, String userId, GpuPlacement placement, String imageReference, int port,
-    String path, String sessionDomain, String authUrl, String checkpoint) {}
+    String path, String sessionDomain, String authUrl, String checkpoint, SessionVolume volume) {}

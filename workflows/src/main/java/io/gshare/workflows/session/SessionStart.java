@@ -13,6 +13,7 @@ import java.time.Duration;
  * @param runtimeUsed running time already spent (before a continue-as-new or a pause)
  * @param state {@code creating} for a new session; {@code running} or {@code paused} when resumed from history
  * @param checkpoint the archive of the last lossless pause; null otherwise
+ * @param volume the user's volume the pod mounts; null: none
  */
 public record SessionStart(
     String sessionId,
@@ -29,10 +30,11 @@ public record SessionStart(
     String maxRuntimeAction,
     Duration runtimeUsed,
     String state,
-    String checkpoint) {
+    String checkpoint,
+    SessionVolume volume) {
 
   public SessionStart withState(String newState, GpuPlacement newPlacement, Duration used, String newCheckpoint) {
     return new SessionStart(sessionId, userId, clusterId, newPlacement, imageReference, port, path, sessionDomain,
-        authUrl, pricePerHour, maxRuntime, maxRuntimeAction, used, newState, newCheckpoint);
+        authUrl, pricePerHour, maxRuntime, maxRuntimeAction, used, newState, newCheckpoint, volume);
   }
 }

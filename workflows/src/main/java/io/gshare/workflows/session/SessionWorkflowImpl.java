@@ -114,7 +114,10 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     return view();
   }
 
-  /** Runs until a command arrives or the max runtime acts; warns the user before it does. */
+  /**
+   * Runs until a command arrives or the max runtime acts; warns the user before it does. The runtime is
+   * counted from the last start or resume, across continue-as-new and recovery.
+   */
   private void awaitWhileRunning() {
     if (start.maxRuntime() == null) {
       Workflow.await(() -> !commands.isEmpty());
@@ -168,7 +171,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     try {
       operation.start("create the pod, service and ingress");
       cluster.ensureObjects(new SessionPod(start.sessionId(), start.userId(), placement, start.imageReference(),
-          start.port(), start.path(), start.sessionDomain(), start.authUrl(), restoreFrom));
+          start.port(), start.path(), start.sessionDomain(), start.authUrl(), restoreFrom, start.volume()));
       operation.done("create the pod, service and ingress", "on " + placement.hostname());
       operation.start("wait until it runs");
       PodState pod = slowCluster.awaitRunning(start.sessionId());
@@ -253,6 +256,8 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       return;
     }
     state = "resuming";
+    // The max runtime bounds one run: a paused session gave its GPUs back, a resumed one starts counting anew.
+    runtimeUsed = Duration.ZERO;
     if (create("resume", checkpoint)) {
       checkpoint = null;
       pauseKind = null;

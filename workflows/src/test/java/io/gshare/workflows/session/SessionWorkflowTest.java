@@ -53,6 +53,9 @@ class SessionWorkflowTest {
     when(control.place(SESSION)).thenReturn(placement(false));
   }
 
+  private static final SessionVolume VOLUME = new SessionVolume("vol_1", SessionVolume.claimNameOf("vol_1"), "gshare-data", 50,
+      SessionVolume.MOUNT_PATH);
+
   private static GpuPlacement placement(boolean lossless) {
     return new GpuPlacement(CLUSTER, "nod_1", "gpu-1", "fractional", "NVIDIA A100-SXM4-40GB", List.of("GPU-1"), 10240, 25,
         lossless);
@@ -61,7 +64,7 @@ class SessionWorkflowTest {
   private static SessionStart start(boolean lossless, Duration maxRuntime, String action) {
     return new SessionStart(SESSION, "usr_1", CLUSTER, placement(lossless), "registry.example.com/jupyter:1", 8888, "/",
         "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", new BigDecimal("2"), maxRuntime,
-        action, Duration.ZERO, "creating", null);
+        action, Duration.ZERO, "creating", null, VOLUME);
   }
 
   private SessionWorkflow begin(TestWorkflowEnvironment env, WorkflowClient client, Worker worker, SessionStart start) {
@@ -93,7 +96,8 @@ class SessionWorkflowTest {
     verify(cluster).checkpoint(SESSION);
 
     assertThat(session.resume().state()).isEqualTo("running");
-    verify(cluster).ensureObjects(argThat(pod -> "/var/lib/kubelet/checkpoints/checkpoint-x.tar".equals(pod.checkpoint())));
+    verify(cluster).ensureObjects(argThat(pod -> "/var/lib/kubelet/checkpoints/checkpoint-x.tar".equals(pod.checkpoint())
+        && VOLUME.equals(pod.volume())));
 
     assertThat(session.terminate().state()).isEqualTo("terminated");
     var order = inOrder(control, cluster);
@@ -132,6 +136,26 @@ class SessionWorkflowTest {
     env.sleep(Duration.ofMinutes(10));
     awaitState(env, session, "paused");
     verify(control).record(argThat(r -> "pausing".equals(r.state()) && "max runtime reached".equals(r.reason())));
+
+    // A resumed session gets a whole run again, not an immediate second pause.
+    assertThat(session.resume().state()).isEqualTo("running");
+    env.sleep(Duration.ofMinutes(100));
+    assertThat(session.view().state()).isEqualTo("running");
+    assertThat(session.view().warning()).isNull();
+    env.sleep(Duration.ofMinutes(25));
+    awaitState(env, session, "paused");
+    verify(control, times(2)).record(argThat(r -> "pausing".equals(r.state()) && "max runtime reached".equals(r.reason())));
+  }
+
+  @Test
+  void aRecoveredSessionKeepsCountingItsRunFromWhatItAlreadyUsed(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    SessionStart recovered = start(false, Duration.ofHours(2), "terminate")
+        .withState("running", placement(false), Duration.ofMinutes(110), null);
+    SessionWorkflow session = begin(env, client, worker, recovered);
+    awaitState(env, session, "running");
+    env.sleep(Duration.ofMinutes(11));
+    awaitState(env, session, "terminated");
   }
 
   @Test

@@ -4,15 +4,23 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.gshare.workflows.session.SessionPod;
+import io.gshare.workflows.session.SessionVolume;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +35,9 @@ public final class SessionObjects {
   public static final String CONTAINER = "session";
   public static final String SESSION_LABEL = "gshare.io/session-id";
   public static final String CHECKPOINT_ANNOTATION = "gshare.io/restore-from-checkpoint";
+  public static final String VOLUME_LABEL = "gshare.io/volume-id";
+  /** The group of Jupyter's docker-stacks user (jovyan): the volume is made writable for it. */
+  static final long USERS_GROUP = 100L;
 
   private SessionObjects() {}
 
@@ -58,19 +69,50 @@ public final class SessionObjects {
             new EnvVarBuilder().withName("JUPYTERHUB_SERVICE_PREFIX").withValue(base).build())
         .withResources(HamiPlacement.resources(s.placement()))
         .build();
+    if (s.volume() != null) {
+      container.getEnv().add(new EnvVarBuilder().withName("GSHARE_VOLUME_PATH").withValue(s.volume().mountPath()).build());
+      container.getVolumeMounts().add(new VolumeMountBuilder().withName("volume")
+          .withMountPath(s.volume().mountPath()).build());
+    }
     Map<String, String> annotations = new LinkedHashMap<>(HamiPlacement.annotations(s.placement()));
     if (s.checkpoint() != null) {
       annotations.put(CHECKPOINT_ANNOTATION, s.checkpoint());
     }
     PodSpec spec = new PodSpec();
-    spec.setContainers(java.util.List.of(container));
+    spec.setContainers(List.of(container));
     spec.setRestartPolicy("Never");
     spec.setEnableServiceLinks(false);
     HamiPlacement.pin(spec, s.placement());
+    if (s.volume() != null) {
+      spec.setVolumes(List.of(new VolumeBuilder().withName("volume")
+          .withNewPersistentVolumeClaim().withClaimName(s.volume().claimName()).endPersistentVolumeClaim().build()));
+      spec.setSecurityContext(new PodSecurityContextBuilder().withFsGroup(USERS_GROUP)
+          .withFsGroupChangePolicy("OnRootMismatch").build());
+    }
     return new PodBuilder()
         .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s))
         .withAnnotations(annotations).endMetadata()
         .withSpec(spec)
+        .build();
+  }
+
+  /**
+   * The claim of a session's volume in its cluster: ReadWriteOnce (local-path offers nothing else, and a
+   * volume serves one live session at a time), sized to the volume's quota, in the pool's StorageClass.
+   */
+  public static PersistentVolumeClaim claim(SessionVolume volume) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("app.kubernetes.io/managed-by", "gshare");
+    labels.put("app.kubernetes.io/part-of", "gshare");
+    labels.put("app.kubernetes.io/component", "volume");
+    labels.put(VOLUME_LABEL, volume.volumeId());
+    return new PersistentVolumeClaimBuilder()
+        .withNewMetadata().withName(volume.claimName()).withNamespace(NAMESPACE).withLabels(labels).endMetadata()
+        .withNewSpec()
+        .withAccessModes("ReadWriteOnce")
+        .withStorageClassName(volume.storageClass())
+        .withNewResources().addToRequests("storage", new Quantity(volume.sizeGb() + "Gi")).endResources()
+        .endSpec()
         .build();
   }
 
