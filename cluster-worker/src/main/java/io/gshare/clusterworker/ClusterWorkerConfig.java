@@ -34,7 +34,7 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
         GSHARE_TEMPORAL_NAMESPACE   Temporal namespace (default "default")
         GSHARE_CONTROL_PLANE_URL    the control plane's base URL for /internal callbacks (reporters off when unset)
         GSHARE_TOKEN_FILE           the operator token file (default /var/run/secrets/gshare/internal-jwt)
-        GSHARE_INVENTORY_INTERVAL   seconds between inventory reports (default 15)
+        GSHARE_INVENTORY_INTERVAL   seconds between inventory and session status reports (default 15)
         KUBERNETES_*                fabric8 client settings; in a pod the service account is used""";
 
   /** Reads the settings, or throws with every problem listed. */

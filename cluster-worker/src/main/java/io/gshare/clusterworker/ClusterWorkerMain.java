@@ -14,6 +14,8 @@ import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -51,12 +53,10 @@ public final class ClusterWorkerMain {
 
   /** A started worker and what it holds open. */
   public record Running(WorkerFactory factory, WorkflowServiceStubs service, KubernetesClient kubernetes,
-      InventoryReporter reporter) implements AutoCloseable {
+      List<ReportLoop> reports) implements AutoCloseable {
     @Override
     public void close() {
-      if (reporter != null) {
-        reporter.close();
-      }
+      reports.forEach(ReportLoop::close);
       factory.shutdown();
       factory.awaitTermination(10, TimeUnit.SECONDS);
       service.shutdown();
@@ -83,17 +83,19 @@ public final class ClusterWorkerMain {
     log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",
         identity, queue, config.temporalAddress(), config.temporalNamespace(),
         kubernetes.getConfiguration().getMasterUrl());
-    InventoryReporter reporter = null;
+    List<ReportLoop> reports = new ArrayList<>();
     if (config.controlPlaneUrl() == null) {
       log.warn("GSHARE_CONTROL_PLANE_URL is not set: no inventory is reported, the control plane will see no nodes");
     } else {
-      reporter = new InventoryReporter(config.clusterId(), kubernetes,
-          new ControlPlaneClient(config.controlPlaneUrl(), new TokenFile(config.tokenFile())));
-      reporter.start(config.inventoryInterval());
-      log.info("reporting the inventory to {} every {}s with the token in {}", config.controlPlaneUrl(),
+      ControlPlaneClient controlPlane = new ControlPlaneClient(config.controlPlaneUrl(), new TokenFile(config.tokenFile()));
+      InventoryReporter inventory = new InventoryReporter(config.clusterId(), kubernetes, controlPlane);
+      SessionStatusReporter sessions = new SessionStatusReporter(kubernetes, controlPlane);
+      reports.add(new ReportLoop("inventory", inventory::tick).start(config.inventoryInterval()));
+      reports.add(new ReportLoop("session status", sessions::tick).start(config.inventoryInterval()));
+      log.info("reporting the inventory and session status to {} every {}s with the token in {}", config.controlPlaneUrl(),
           config.inventoryInterval().toSeconds(), config.tokenFile());
     }
-    return new Running(factory, service, kubernetes, reporter);
+    return new Running(factory, service, kubernetes, List.copyOf(reports));
   }
 
   static String version() {

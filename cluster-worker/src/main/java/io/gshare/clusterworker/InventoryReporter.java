@@ -9,9 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * upserts by (cluster, hostname) and stamps liveness. New nodes need no registration: they show up
  * on the next tick.
  */
-final class InventoryReporter implements AutoCloseable {
+final class InventoryReporter {
 
   private static final Logger log = LoggerFactory.getLogger(InventoryReporter.class);
 
@@ -34,51 +31,16 @@ final class InventoryReporter implements AutoCloseable {
   private final String clusterId;
   private final KubernetesClient kubernetes;
   private final ControlPlaneClient controlPlane;
-  private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "gshare-inventory-reporter");
-    t.setDaemon(true);
-    return t;
-  });
-  private volatile int lastStatus;
-
   InventoryReporter(String clusterId, KubernetesClient kubernetes, ControlPlaneClient controlPlane) {
     this.clusterId = clusterId;
     this.kubernetes = kubernetes;
     this.controlPlane = controlPlane;
   }
 
-  void start(java.time.Duration interval) {
-    ticker.scheduleWithFixedDelay(this::tickQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  /** One report; public for tests. */
+  /** One report. */
   void tick() throws Exception {
     ClusterInventory inventory = ClusterInventory.read(kubernetes);
     controlPlane.post("/internal/v1/inventory", report(clusterId, inventory));
-  }
-
-  private void tickQuietly() {
-    try {
-      tick();
-      if (lastStatus != 200) {
-        log.info("inventory reported to the control plane");
-      }
-      lastStatus = 200;
-    } catch (ControlPlaneClient.Refused e) {
-      // Say it once per change of answer, not every tick.
-      if (lastStatus != e.status) {
-        log.error("the control plane refused the inventory ({}){}", e.getMessage(), e.status == 401
-            ? "; the operator token is invalid or expired: rotate the gshare-operator-internal-jwt Secret" : "");
-      }
-      lastStatus = e.status;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Exception e) {
-      if (lastStatus != -1) {
-        log.warn("could not report the inventory: {}", e.toString());
-      }
-      lastStatus = -1;
-    }
   }
 
   static Report report(String clusterId, ClusterInventory inventory) {
@@ -126,10 +88,5 @@ final class InventoryReporter implements AutoCloseable {
       });
     }
     return labels;
-  }
-
-  @Override
-  public void close() {
-    ticker.shutdownNow();
   }
 }

@@ -91,6 +91,16 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   }
 
   @Override
+  public PodState podState(String sessionId) {
+    Pod pod = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.name(sessionId)).get();
+    if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
+      return null;
+    }
+    return new PodState(pod.getStatus() == null ? null : pod.getStatus().getPhase(),
+        pod.getStatus() == null ? null : pod.getStatus().getPodIP(), pod.getSpec().getNodeName(), SessionObjects.CONTAINER);
+  }
+
+  @Override
   public String checkpoint(String sessionId) {
     String name = SessionObjects.name(sessionId);
     Pod pod = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();

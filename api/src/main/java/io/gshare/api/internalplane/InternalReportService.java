@@ -55,8 +55,11 @@ class InternalReportService {
     return nodes.apply(caller.clusterId(), report);
   }
 
+  /** What a status report changed, and the running sessions whose pods it says failed or vanished. */
+  record StatusApplied(int written, Map<String, String> podsLost) {}
+
   @Transactional
-  public int sessionStatus(Caller.Operator caller, InternalReports.StatusReport report) {
+  public StatusApplied sessionStatus(Caller.Operator caller, InternalReports.StatusReport report) {
     Map<String, String> clusterOf = clustersOf("sessions", report.sessions().stream()
         .map(InternalReports.SessionStatus::sessionId).collect(Collectors.toSet()));
     report.sessions().forEach(s -> access.requireSameCluster(caller, "session", s.sessionId(), clusterOf.get(s.sessionId())));
@@ -70,7 +73,22 @@ class InternalReportService {
           .param("id", s.sessionId()).param("phase", s.phase()).param("ip", s.podIp()).param("node", s.node())
           .update();
     }
-    return written;
+    Set<String> running = Set.copyOf(jdbc.sql("select id from sessions where cluster_id = :c and state = 'running'")
+        .param("c", caller.clusterId()).query(String.class).list());
+    Map<String, String> lost = new HashMap<>();
+    Set<String> reported = new LinkedHashSet<>();
+    for (InternalReports.SessionStatus s : report.sessions()) {
+      reported.add(s.sessionId());
+      if (running.contains(s.sessionId()) && ("Failed".equals(s.phase()) || "Succeeded".equals(s.phase()))) {
+        lost.put(s.sessionId(), "the cluster reported the pod " + s.phase().toLowerCase()
+            + (s.message() == null ? "" : ": " + s.message()));
+      }
+    }
+    if (report.isComplete()) {
+      running.stream().filter(id -> !reported.contains(id))
+          .forEach(id -> lost.put(id, "the cluster reported no pod for it"));
+    }
+    return new StatusApplied(written, lost);
   }
 
   @Transactional

@@ -18,7 +18,16 @@ final class InternalReports {
   record SessionStatus(@NotBlank String sessionId, @Size(max = 32) String phase, @Size(max = 64) String podIp,
       @Size(max = 253) String node, @Size(max = 1000) String message) {}
 
-  record StatusReport(@NotNull @Size(max = 10_000) @Valid List<SessionStatus> sessions) {}
+  /**
+   * @param complete every session pod of the cluster is listed: a running session missing from it has
+   *     lost its pod (its workflow is told, and checks with the cluster before it acts)
+   */
+  record StatusReport(@NotNull @Size(max = 10_000) @Valid List<SessionStatus> sessions, Boolean complete) {
+
+    boolean isComplete() {
+      return Boolean.TRUE.equals(complete);
+    }
+  }
 
   record UsageSample(@NotBlank String sessionId, @Size(max = 128) String gpuUuid,
       @DecimalMin("0") @DecimalMax("100") Double gpuUtilPercent, @PositiveOrZero Long memoryUsedMib,

@@ -3,6 +3,7 @@ package io.gshare.api.internalplane;
 import io.gshare.api.node.InventoryReport;
 import io.gshare.api.node.NodeRepository;
 import io.gshare.api.security.Caller;
+import io.gshare.api.session.SessionSignals;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -18,9 +19,11 @@ import org.springframework.web.bind.annotation.RestController;
 class InternalReportsController {
 
   private final InternalReportService reports;
+  private final SessionSignals sessions;
 
-  InternalReportsController(InternalReportService reports) {
+  InternalReportsController(InternalReportService reports, SessionSignals sessions) {
     this.reports = reports;
+    this.sessions = sessions;
   }
 
   @PostMapping("/inventory")
@@ -30,9 +33,12 @@ class InternalReportsController {
   }
 
   @PostMapping("/sessions/status")
-  @Operation(summary = "Report the pods behind sessions of the worker's cluster")
+  @Operation(summary = "Report the pods behind sessions of the worker's cluster (complete: all of them)")
   InternalReports.Accepted status(Caller.Operator caller, @Valid @RequestBody InternalReports.StatusReport report) {
-    return new InternalReports.Accepted(reports.sessionStatus(caller, report));
+    InternalReportService.StatusApplied applied = reports.sessionStatus(caller, report);
+    // After the commit, outside the transaction: the workflows decide, this only tells them.
+    applied.podsLost().forEach(sessions::podLost);
+    return new InternalReports.Accepted(applied.written());
   }
 
   @PostMapping("/usage")

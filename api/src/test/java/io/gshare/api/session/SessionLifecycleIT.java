@@ -252,6 +252,31 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aPodLostBehindGshareBackPausesTheSessionAndStopsItsBilling() throws Exception {
+    String token = tokenFor(userWithCredits("100"));
+    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    awaitState(id, "running");
+
+    // As a node failure or a kubectl delete would: the pod vanishes, nobody tells gShare.
+    try (KubernetesClient k8s = sim.newClient()) {
+      k8s.pods().inNamespace("gshare-sessions").withName("gshare-" + id.replace('_', '-')).delete();
+    }
+
+    // The worker's next status report misses it; the workflow checks with the cluster and pauses.
+    JsonNode paused = awaitState(id, "paused");
+    assertThat(paused.at("/session/state_reason").asText()).contains("the pod is gone").contains("resume to start it again");
+    assertThat(paused.at("/session/pause_kind").asText()).isEqualTo("cold");
+    assertThat(liveAllocations(id)).isZero();
+    assertThat(jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is null").param("s", id)
+        .query(Integer.class).single()).isZero();
+
+    HttpResponse<String> resumed = post("/api/v1/sessions/" + id + "/resume", "{}", token);
+    assertThat(resumed.statusCode()).as(resumed.body()).isEqualTo(200);
+    assertThat(podsOf(id)).hasSize(1);
+    send("DELETE", "/api/v1/sessions/" + id, null, token);
+  }
+
+  @Test
   void aNodeWithCriuAndCudaCheckpointPausesLosslessly() throws Exception {
     String token = tokenFor(userWithCredits("100"));
     String id = json.readTree(create(token, losslessOffering).body()).at("/session/id").asText();

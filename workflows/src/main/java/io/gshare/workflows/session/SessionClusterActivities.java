@@ -15,6 +15,10 @@ public interface SessionClusterActivities {
   @ActivityMethod(name = "AwaitSessionRunning")
   PodState awaitRunning(String sessionId);
 
+  /** The session's pod as the cluster has it now; null when there is none. */
+  @ActivityMethod(name = "SessionPodState")
+  PodState podState(String sessionId);
+
   /** Checkpoints the session's container through the kubelet checkpoint API; returns the archive. */
   @ActivityMethod(name = "CheckpointSession")
   String checkpoint(String sessionId);

@@ -45,6 +45,14 @@ public interface SessionWorkflow {
   @SignalMethod(name = "creditsExhausted")
   void creditsExhausted();
 
+  /**
+   * The cluster's worker reported the pod of this running session failed or gone (node lost, evicted,
+   * deleted behind gShare's back). The workflow asks the cluster itself before it acts: a stale report
+   * changes nothing; a pod really gone pauses the session cold, its billing closed and GPUs released.
+   */
+  @SignalMethod(name = "podLost")
+  void podLost(String reason);
+
   @QueryMethod(name = "view")
   SessionView view();
 

@@ -24,6 +24,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   static final String RESUME = "resume";
   static final String TERMINATE = "terminate";
   static final String CREDITS = "credits";
+  static final String CHECK_POD = "check-pod";
   /** The user is warned this long before the max runtime acts (or at half the runtime, if shorter). */
   static final Duration WARN_BEFORE = Duration.ofMinutes(10);
 
@@ -46,6 +47,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private String warning;
   private String lastError;
   private String lastErrorType;
+  private String podLostReason;
   private Duration runtimeUsed = Duration.ZERO;
   private long runningSince;
   private final Deque<String> commands = new ArrayDeque<>();
@@ -153,6 +155,11 @@ public class SessionWorkflowImpl implements SessionWorkflow {
               ? "max runtime reached" : null);
         }
       }
+      case CHECK_POD -> {
+        if ("running".equals(state)) {
+          checkPod();
+        }
+      }
       case RESUME -> {
         if ("paused".equals(state)) {
           resumeSession();
@@ -207,14 +214,33 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     }
   }
 
+  /** A report said the pod failed or vanished: believe the cluster, not the report. */
+  private void checkPod() {
+    String reported = podLostReason;
+    podLostReason = null;
+    PodState pod = cluster.podState(start.sessionId());
+    if (pod != null && "Running".equals(pod.phase())) {
+      log.info("session {}: reported lost ({}) but its pod runs", start.sessionId(), reported);
+      return;
+    }
+    String why = pod == null ? "the pod is gone" : "the pod " + pod.phase().toLowerCase();
+    pause(why + (reported == null ? "" : " (" + reported + ")") + "; resume to start it again", false);
+  }
+
   private void pause(String reason) {
+    pause(reason, true);
+  }
+
+  private void pause(String reason, boolean podAlive) {
     operation = new Progress(WorkflowIds.session(start.sessionId()), "session.pause", start.sessionId(),
         List.of("checkpoint", "delete the pod", "close billing", "release the GPUs"));
     state = "pausing";
     control.record(SessionRecord.state(start.sessionId(), "pausing", reason));
     operation.start("checkpoint");
     String archive = null;
-    if (placement != null && losslessCapable()) {
+    if (!podAlive) {
+      operation.done("checkpoint", "cold: the pod is no longer running");
+    } else if (placement != null && losslessCapable()) {
       try {
         archive = slowCluster.checkpoint(start.sessionId());
         operation.done("checkpoint", "lossless: " + archive);
@@ -364,6 +390,14 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   public void creditsExhausted() {
     if ("running".equals(state) && !commands.contains(CREDITS)) {
       enqueue(CREDITS);
+    }
+  }
+
+  @Override
+  public void podLost(String reason) {
+    if ("running".equals(state) && !commands.contains(CHECK_POD)) {
+      podLostReason = reason;
+      enqueue(CHECK_POD);
     }
   }
 

@@ -159,6 +159,42 @@ class SessionWorkflowTest {
   }
 
   @Test
+  void aPodReportedLostAndReallyGonePausesColdWithoutACheckpoint(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(true, null, null));
+    awaitState(env, session, "running");
+    when(cluster.podState(SESSION)).thenReturn(null);
+
+    client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(SESSION)).podLost("node gpu-1 not ready");
+    awaitState(env, session, "paused");
+
+    assertThat(session.view().pauseKind()).isEqualTo("cold");
+    verify(cluster, never()).checkpoint(anyString());
+    verify(control).closeBilling(SESSION);
+    verify(control).release(SESSION);
+    verify(control).record(argThat(r -> "paused".equals(r.state()) && r.reason() != null
+        && r.reason().contains("the pod is gone (node gpu-1 not ready)")));
+    assertThat(session.resume().state()).as("a lost session resumes like any paused one").isEqualTo("running");
+  }
+
+  @Test
+  void aStaleLostReportChangesNothing(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, "running");
+    when(cluster.podState(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1", "session"));
+
+    SessionWorkflow signals = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(SESSION));
+    signals.podLost("the pod is missing from the report");
+    signals.podLost("the pod is missing from the report");
+    env.sleep(Duration.ofSeconds(5));
+
+    verify(cluster, org.mockito.Mockito.atLeastOnce()).podState(SESSION);
+    assertThat(session.view().state()).isEqualTo("running");
+    verify(control, never()).closeBilling(SESSION);
+    verify(cluster, never()).deleteObjects(SESSION);
+  }
+
+  @Test
   void theMaxRuntimeCanEndTheSession(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, Duration.ofMinutes(30), "terminate"));
     awaitState(env, session, "running");
