@@ -77,7 +77,7 @@ public final class ClusterWorkerMain {
     Worker worker = factory.newWorker(queue, WorkerOptions.newBuilder().setIdentity(identity).build());
     worker.registerActivitiesImplementations(
         new ClusterActivitiesImpl(kubernetes),
-        new io.gshare.activities.cluster.SessionClusterActivitiesImpl(kubernetes, java.time.Duration.ofMillis(500)),
+        new io.gshare.activities.cluster.SessionClusterActivitiesImpl(kubernetes),
         new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", version())));
     factory.start();
     log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",

@@ -10,7 +10,10 @@ import io.gshare.workflows.session.SessionPod;
 import io.gshare.workflows.session.SessionVolume;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +25,20 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
 
   private final KubernetesClient client;
   private final Duration pollInterval;
+  private final Duration watchSlice;
 
-  public SessionClusterActivitiesImpl(KubernetesClient client, Duration pollInterval) {
+  /**
+   * @param pollInterval the pause before reading again after a watch failed
+   * @param watchSlice how long one watch waits before the activity heartbeats (well under its heartbeat timeout)
+   */
+  public SessionClusterActivitiesImpl(KubernetesClient client, Duration pollInterval, Duration watchSlice) {
     this.client = client;
     this.pollInterval = pollInterval;
+    this.watchSlice = watchSlice;
+  }
+
+  public SessionClusterActivitiesImpl(KubernetesClient client) {
+    this(client, Duration.ofSeconds(1), Duration.ofSeconds(10));
   }
 
   @Override
@@ -62,11 +75,16 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     }
   }
 
+  /**
+   * Waits on a watch of the pod (not a poll): it returns as soon as the pod runs and is ready, or fails
+   * for good, and heartbeats between watch slices so a dead worker is noticed within the heartbeat timeout.
+   */
   @Override
   public PodState awaitRunning(String sessionId) {
     String name = SessionObjects.name(sessionId);
+    var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name);
     while (true) {
-      Pod pod = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();
+      Pod pod = resource.get();
       if (pod == null) {
         throw new IllegalStateException("pod " + name + " does not exist");
       }
@@ -76,17 +94,37 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
         String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : phase;
         throw ApplicationFailure.newNonRetryableFailure("pod " + name + " " + phase.toLowerCase() + ": " + reason, "PodFailed");
       }
-      boolean ready = pod.getStatus() != null && pod.getStatus().getConditions() != null
-          && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-      if ("Running".equals(phase) && ready) {
+      if (runningAndReady(pod)) {
         return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName(), SessionObjects.CONTAINER);
       }
       try {
-        Thread.sleep(pollInterval.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
+        resource.waitUntilCondition(p -> p == null || decided(p), watchSlice.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (KubernetesClientTimeoutException stillPending) {
+        // Nothing changed in this slice: heartbeat and watch again.
+      } catch (KubernetesClientException watchFailed) {
+        log.debug("session {}: watch failed ({}); reading again", sessionId, watchFailed.getMessage());
+        pause(pollInterval);
       }
+    }
+  }
+
+  private static boolean decided(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Failed".equals(phase) || "Succeeded".equals(phase) || runningAndReady(pod);
+  }
+
+  private static boolean runningAndReady(Pod pod) {
+    return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase())
+        && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  private static void pause(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 

@@ -1,0 +1,89 @@
+package io.gshare.activities.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.SessionObjects;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCluster;
+import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.PodState;
+import io.gshare.workflows.session.SessionClusterActivities;
+import io.gshare.workflows.session.SessionPod;
+import io.gshare.workflows.session.SessionVolume;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestActivityEnvironment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A session's objects against the simulated apiserver and kubelet, inside a Temporal activity context. */
+class SessionClusterActivitiesImplTest {
+
+  private SimulatedCluster sim;
+  private KubernetesClient client;
+  private TestActivityEnvironment env;
+  private SessionClusterActivities activities;
+
+  @BeforeEach
+  void cluster() {
+    sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(new SimSeed.NodeSpec("gpu-1", "exclusive",
+        new SimSeed.GpuSpec("NVIDIA H100 80GB HBM3", 2, 81559, null), Map.of())), null), SimulatedCluster.Options.defaults());
+    client = sim.newClient();
+    env = TestActivityEnvironment.newInstance();
+    env.registerActivitiesImplementations(new SessionClusterActivitiesImpl(client, Duration.ofMillis(200), Duration.ofSeconds(2)));
+    activities = env.newActivityStub(SessionClusterActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofMinutes(1)).setHeartbeatTimeout(Duration.ofSeconds(10)).build());
+  }
+
+  @AfterEach
+  void close() {
+    env.close();
+    client.close();
+    sim.close();
+  }
+
+  private static SessionPod session(String id, SessionVolume volume) {
+    return new SessionPod(id, "usr_1", new GpuPlacement("clu_1", "nod_1", "gpu-1", "exclusive", "NVIDIA H100 80GB HBM3",
+        List.of("GPU-x"), null, null, false), "registry.example.com/jupyter:1", 8888, "/", "gshare.lab.example.com",
+        "https://gshare.example.com/internal/connect/verify", null, volume);
+  }
+
+  @Test
+  void aSessionIsCreatedOnceWatchedUntilItRunsAndDeletedWithoutItsClaim() {
+    SessionVolume volume = new SessionVolume("vol_9", SessionVolume.claimNameOf("vol_9"), null, 5, SessionVolume.MOUNT_PATH);
+    activities.ensureObjects(session("ses_a", volume));
+    activities.ensureObjects(session("ses_a", volume)); // a retried attempt finds what the first made
+
+    PodState running = activities.awaitRunning("ses_a");
+    assertThat(running.phase()).isEqualTo("Running");
+    assertThat(running.hostname()).isEqualTo("gpu-1");
+    assertThat(activities.podState("ses_a").phase()).isEqualTo("Running");
+    assertThat(client.pods().inNamespace(SessionObjects.NAMESPACE).list().getItems()).hasSize(1);
+
+    activities.deleteObjects("ses_a");
+    assertThat(activities.podState("ses_a")).isNull();
+    assertThat(client.services().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-a").get()).isNull();
+    assertThat(client.persistentVolumeClaims().inNamespace(SessionObjects.NAMESPACE).withName("gshare-vol-9").get())
+        .as("the volume's claim outlives the session").isNotNull();
+  }
+
+  @Test
+  void aPodThatFailsEndsTheWaitForGood() {
+    activities.ensureObjects(session("ses_b", null));
+    sim.failPod(SessionObjects.NAMESPACE, "gshare-ses-b", "OOMKilled");
+
+    assertThatThrownBy(() -> activities.awaitRunning("ses_b"))
+        .isInstanceOf(ActivityFailure.class)
+        .cause().isInstanceOfSatisfying(ApplicationFailure.class, failure -> {
+          assertThat(failure.getType()).isEqualTo("PodFailed");
+          assertThat(failure.isNonRetryable()).isTrue();
+        });
+  }
+}
