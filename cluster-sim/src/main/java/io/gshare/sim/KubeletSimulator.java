@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Plays the kubelets (and the scheduler's binding step) of every simulated node. Each tick it:
  * binds pending pods that name their node through {@code nodeName} or a {@code kubernetes.io/hostname}
- * selector; moves bound pods to Running with a pod IP once {@code startDelay} has passed (or to
- * Failed when told to); marks pods on a dropped node not ready; and deletes pods whose node is gone,
+ * selector; moves bound pods to Running with a pod IP once {@code startDelay} has passed (batch
+ * pods — restartPolicy Never with a command — to Succeeded; any pod to Failed when told to); marks pods on a dropped node not ready; and deletes pods whose node is gone,
  * as the pod garbage collector does.
  */
 final class KubeletSimulator {
@@ -40,7 +40,7 @@ final class KubeletSimulator {
   private final Duration startDelay;
   /** Nodes whose kubelet stopped posting status (simulated network or host loss). */
   private final Set<String> droppedNodes = ConcurrentHashMap.newKeySet();
-  /** Pods told to fail, with the reason. */
+  /** Pods told to fail (perhaps before they exist), with the reason; forgotten once failed. */
   private final Map<String, String> podsToFail = new ConcurrentHashMap<>();
   /** When each pod was first seen bound, to hold it in Pending for {@code startDelay}. */
   private final Map<String, Instant> boundAt = new ConcurrentHashMap<>();
@@ -87,7 +87,6 @@ final class KubeletSimulator {
       }
     }
     boundAt.keySet().retainAll(live);
-    podsToFail.keySet().retainAll(live);
   }
 
   private void syncNodeReadiness(Iterable<Node> nodes, Instant now) {
@@ -151,15 +150,21 @@ final class KubeletSimulator {
         String reason = podsToFail.getOrDefault(key, pod.getMetadata().getAnnotations() == null ? "Error"
             : pod.getMetadata().getAnnotations().getOrDefault(SimLabels.FAIL_POD, "Error"));
         writeStatus(podPath, pod, failed(pod, reason, now));
+        podsToFail.remove(key);
       } else if (!now.isBefore(boundAt.get(key).plus(startDelay))) {
-        writeStatus(podPath, pod, running(pod, nodes.get(nodeName), now));
-        log.info("pod {} is Running on simulated node {}", key, nodeName);
+        if (runsToCompletion(pod)) {
+          writeStatus(podPath, pod, succeeded(pod, now));
+          log.info("pod {} ran to completion on simulated node {}", key, nodeName);
+        } else {
+          writeStatus(podPath, pod, running(pod, nodes.get(nodeName), now));
+          log.info("pod {} is Running on simulated node {}", key, nodeName);
+        }
       }
       return;
     }
     if ("Running".equals(phase)) {
       if (podsToFail.containsKey(key)) {
-        writeStatus(podPath, pod, failed(pod, podsToFail.get(key), now));
+        writeStatus(podPath, pod, failed(pod, podsToFail.remove(key), now));
       } else if (nodeDropped == isReady(pod)) {
         PodStatus status = pod.getStatus();
         status.setConditions(readyConditions(!nodeDropped, now));
@@ -191,6 +196,31 @@ final class KubeletSimulator {
         .withPodIP(nextPodIp(node))
         .withStartTime(now.toString())
         .withConditions(readyConditions(true, now))
+        .withContainerStatuses(containers)
+        .build();
+  }
+
+  /** A batch pod (never restarted, its container told what to run) completes instead of serving. */
+  private static boolean runsToCompletion(Pod pod) {
+    return "Never".equals(pod.getSpec().getRestartPolicy()) && pod.getSpec().getContainers().stream()
+        .anyMatch(c -> c.getCommand() != null && !c.getCommand().isEmpty());
+  }
+
+  private PodStatus succeeded(Pod pod, Instant now) {
+    List<ContainerStatus> containers = new ArrayList<>();
+    pod.getSpec().getContainers().forEach(c -> containers.add(new ContainerStatusBuilder()
+        .withName(c.getName())
+        .withImage(c.getImage())
+        .withImageID("sim://" + c.getImage())
+        .withReady(false)
+        .withStarted(false)
+        .withRestartCount(0)
+        .withNewState().withNewTerminated().withExitCode(0).withReason("Completed").withFinishedAt(now.toString())
+        .endTerminated().endState()
+        .build()));
+    return new PodStatusBuilder()
+        .withPhase("Succeeded")
+        .withStartTime(now.toString())
         .withContainerStatuses(containers)
         .build();
   }

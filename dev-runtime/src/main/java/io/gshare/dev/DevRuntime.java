@@ -100,6 +100,8 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.dev.admin-token-file=" + adminTokenFile(),
         // Simulated clusters listen on 127.0.0.1: the one place a loopback kubeconfig is allowed.
         "--gshare.dev.allow-loopback-kubeconfig=true",
+        // The simulated kubelet runs any image: checkpoint images are "built" and "pushed" by a pod that completes.
+        "--gshare.sessions.checkpoint-builder-image=registry.example.com/tools/buildah:1",
         "--gshare.security.key-dir=" + keyDir,
         // Attach starts each cluster's worker as a local process from the production jar.
         "--gshare.cluster-worker.deploy=local-process",
@@ -146,7 +148,8 @@ public final class DevRuntime implements AutoCloseable {
     }
     JsonNode accepted = existing == null
         ? call("POST", "/api/v1/clusters", json.writeValueAsString(
-            Map.of("name", name, "kubeconfig", kubeconfig, "session_domain", domain)))
+            Map.of("name", name, "kubeconfig", kubeconfig, "session_domain", domain,
+                "checkpoint_registry", "registry." + domain + ":5000/gshare-checkpoints")))
         : call("POST", "/api/v1/clusters/" + existing.path("id").asText() + "/attach", "{}");
     String id = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.SessionObjects;
+import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
@@ -12,8 +13,10 @@ import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
+import io.fabric8.kubernetes.client.dsl.PodResource;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,20 +100,64 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       if (runningAndReady(pod)) {
         return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName(), SessionObjects.CONTAINER);
       }
-      try {
-        resource.waitUntilCondition(p -> p == null || decided(p), watchSlice.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (KubernetesClientTimeoutException stillPending) {
-        // Nothing changed in this slice: heartbeat and watch again.
-      } catch (KubernetesClientException watchFailed) {
-        log.debug("session {}: watch failed ({}); reading again", sessionId, watchFailed.getMessage());
-        pause(pollInterval);
-      }
+      watchSlice(resource, p -> finished(p) || runningAndReady(p));
     }
   }
 
-  private static boolean decided(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Failed".equals(phase) || "Succeeded".equals(phase) || runningAndReady(pod);
+  @Override
+  public String buildCheckpointImage(CheckpointImage checkpoint) {
+    String name = SessionObjects.builderName(checkpoint.sessionId());
+    var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name);
+    Pod builder = resource.get();
+    if (builder != null && "Failed".equals(phaseOf(builder))) {
+      resource.delete(); // an earlier attempt's: pods are immutable, start over
+      builder = null;
+    }
+    if (builder == null) {
+      builder = client.resource(SessionObjects.checkpointBuilder(checkpoint)).create();
+      log.info("session {}: building {} from {} on {}", checkpoint.sessionId(), checkpoint.imageReference(),
+          checkpoint.archive(), checkpoint.hostname());
+    }
+    while (true) {
+      Pod pod = resource.get();
+      if (pod == null) {
+        throw new IllegalStateException("builder pod " + name + " disappeared");
+      }
+      String phase = phaseOf(pod);
+      Activity.getExecutionContext().heartbeat(phase);
+      if ("Succeeded".equals(phase)) {
+        resource.delete();
+        return checkpoint.imageReference();
+      }
+      if ("Failed".equals(phase)) {
+        String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : "Failed";
+        resource.delete();
+        throw ApplicationFailure.newNonRetryableFailure("the checkpoint image of " + checkpoint.sessionId()
+            + " could not be built on " + checkpoint.hostname() + ": " + reason, "CheckpointImageFailed");
+      }
+      watchSlice(resource, SessionClusterActivitiesImpl::finished);
+    }
+  }
+
+  /** Waits on a watch until {@code decided} holds or the slice ends (the caller heartbeats between slices). */
+  private void watchSlice(PodResource resource, Predicate<Pod> decided) {
+    try {
+      resource.waitUntilCondition(p -> p == null || decided.test(p), watchSlice.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (KubernetesClientTimeoutException stillPending) {
+      // Nothing changed in this slice: heartbeat and watch again.
+    } catch (KubernetesClientException watchFailed) {
+      log.debug("a pod watch failed ({}); reading again", watchFailed.getMessage());
+      pause(pollInterval);
+    }
+  }
+
+  private static String phaseOf(Pod pod) {
+    return pod.getStatus() == null ? null : pod.getStatus().getPhase();
+  }
+
+  private static boolean finished(Pod pod) {
+    String phase = phaseOf(pod);
+    return "Failed".equals(phase) || "Succeeded".equals(phase);
   }
 
   private static boolean runningAndReady(Pod pod) {

@@ -75,6 +75,30 @@ class SessionClusterActivitiesImplTest {
   }
 
   @Test
+  void aCheckpointImageIsBuiltByAPodOnItsNodeWhichIsRemovedAfterwards() {
+    var checkpoint = new io.gshare.workflows.session.CheckpointImage("ses_c", "gpu-1",
+        "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "session", "10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1",
+        "registry.example.com/tools/buildah:1");
+
+    assertThat(activities.buildCheckpointImage(checkpoint)).isEqualTo("10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1");
+    assertThat(client.pods().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ckpt-ses-c").get()).isNull();
+  }
+
+  @Test
+  void aCheckpointImageThatCannotBeBuiltFailsForGood() {
+    var checkpoint = new io.gshare.workflows.session.CheckpointImage("ses_d", "gpu-1",
+        "/var/lib/kubelet/checkpoints/checkpoint-y.tar", "session", "10.10.0.191:5000/ckpt/gshare-ses-d:ckpt-1",
+        "registry.example.com/tools/buildah:1");
+    sim.failPod(SessionObjects.NAMESPACE, "gshare-ckpt-ses-d", "Error"); // told before the pod exists
+
+    assertThatThrownBy(() -> activities.buildCheckpointImage(checkpoint))
+        .isInstanceOf(ActivityFailure.class)
+        .cause().isInstanceOfSatisfying(ApplicationFailure.class, failure ->
+            assertThat(failure.getType()).isEqualTo("CheckpointImageFailed"));
+    assertThat(client.pods().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ckpt-ses-d").get()).isNull();
+  }
+
+  @Test
   void aPodThatFailsEndsTheWaitForGood() {
     activities.ensureObjects(session("ses_b", null));
     sim.failPod(SessionObjects.NAMESPACE, "gshare-ses-b", "OOMKilled");

@@ -10,6 +10,7 @@ public record Cluster(
     String statusReason,
     String sessionDomain,
     String ingressNode,
+    String checkpointRegistry,
     boolean simulated,
     String apiserverVersion,
     Instant workerLastSeenAt,

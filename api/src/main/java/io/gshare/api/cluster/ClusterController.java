@@ -47,9 +47,12 @@ class ClusterController {
   record ClusterList(List<Cluster> items) {}
 
   record NewCluster(@NotBlank @Size(max = 63) String name, @NotBlank @Size(max = 256 * 1024) String kubeconfig,
-      @Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode, Map<String, Object> storage) {}
+      @Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode,
+      @Size(max = 500) String checkpointRegistry, Map<String, Object> storage) {}
 
-  record ClusterChange(@Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode) {}
+  /** A blank {@code checkpoint_registry} removes it (lossless pauses become cold). */
+  record ClusterChange(@Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode,
+      @Size(max = 500) String checkpointRegistry) {}
 
   record OperationRef(String id, String href) {}
 
@@ -60,7 +63,7 @@ class ClusterController {
   @Operation(summary = "Register a cluster and start its attach workflow (admins); follow the operation")
   Accepted register(Caller.User caller, @Valid @RequestBody NewCluster body) {
     return accepted(service.register(caller, body.name(), body.kubeconfig(), body.sessionDomain(), body.ingressNode(),
-        body.storage()));
+        body.checkpointRegistry(), body.storage()));
   }
 
   @GetMapping
@@ -78,9 +81,9 @@ class ClusterController {
   }
 
   @PatchMapping("/{id}")
-  @Operation(summary = "Change a cluster's session_domain or ingress node (admins)")
+  @Operation(summary = "Change a cluster's session_domain, ingress node or checkpoint registry (admins)")
   Cluster update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ClusterChange body) {
-    return service.update(caller, id, body.sessionDomain(), body.ingressNode());
+    return service.update(caller, id, body.sessionDomain(), body.ingressNode(), body.checkpointRegistry());
   }
 
   @PostMapping("/{id}/attach")

@@ -14,7 +14,7 @@ import org.springframework.stereotype.Repository;
 public class ClusterRepository {
 
   private static final String SELECT = """
-      select c.id, c.name, c.status, c.status_reason, c.session_domain, c.ingress_node, c.simulated,
+      select c.id, c.name, c.status, c.status_reason, c.session_domain, c.ingress_node, c.checkpoint_registry, c.simulated,
              c.apiserver_version, c.worker_last_seen_at, c.created_at, c.updated_at, c.detached_at,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null) as node_count,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null
@@ -49,19 +49,23 @@ public class ClusterRepository {
   }
 
   public void insert(String id, String name, byte[] kubeconfig, String sessionDomain, String ingressNode,
-      String storageSettings) {
+      String checkpointRegistry, String storageSettings) {
     jdbc.sql("""
-        insert into clusters (id, name, status, kubeconfig_ciphertext, session_domain, ingress_node, storage_settings)
-        values (:id, :name, 'pending', :kubeconfig, :domain, :ingress, cast(:storage as jsonb))
+        insert into clusters (id, name, status, kubeconfig_ciphertext, session_domain, ingress_node, checkpoint_registry,
+                              storage_settings)
+        values (:id, :name, 'pending', :kubeconfig, :domain, :ingress, :registry, cast(:storage as jsonb))
         """)
         .param("id", id).param("name", name).param("kubeconfig", kubeconfig).param("domain", sessionDomain)
-        .param("ingress", ingressNode).param("storage", storageSettings)
+        .param("ingress", ingressNode).param("registry", checkpointRegistry).param("storage", storageSettings)
         .update();
   }
 
-  public void updateSettings(String id, String sessionDomain, String ingressNode) {
-    jdbc.sql("update clusters set session_domain = :domain, ingress_node = :ingress where id = :id")
-        .param("id", id).param("domain", sessionDomain).param("ingress", ingressNode).update();
+  public void updateSettings(String id, String sessionDomain, String ingressNode, String checkpointRegistry) {
+    jdbc.sql("""
+        update clusters set session_domain = :domain, ingress_node = :ingress, checkpoint_registry = :registry where id = :id
+        """)
+        .param("id", id).param("domain", sessionDomain).param("ingress", ingressNode).param("registry", checkpointRegistry)
+        .update();
   }
 
   /** Records what a connection test found. */
@@ -87,6 +91,7 @@ public class ClusterRepository {
         rs.getString("status_reason"),
         rs.getString("session_domain"),
         rs.getString("ingress_node"),
+        rs.getString("checkpoint_registry"),
         rs.getBoolean("simulated"),
         rs.getString("apiserver_version"),
         instant(rs.getTimestamp("worker_last_seen_at")),

@@ -35,6 +35,7 @@ public class ClusterService {
 
   static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+  static final Pattern REGISTRY = Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*");
 
   /** A started operation: where to follow it. */
   public record Started(Cluster cluster, String operationId) {}
@@ -64,18 +65,20 @@ public class ClusterService {
   }
 
   public Started register(Caller.User caller, String name, String kubeconfig, String sessionDomain, String ingressNode,
-      Map<String, Object> storageSettings) {
+      String checkpointRegistry, Map<String, Object> storageSettings) {
     access.requireAdmin(caller, "cluster", null);
     if (name == null || !NAME.matcher(name).matches()) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, "name must be a DNS label (lowercase letters, digits, -)");
     }
     requireDomain(sessionDomain);
+    requireRegistry(checkpointRegistry);
     KubeconfigValidator.validate(kubeconfig, dev.allowLoopbackKubeconfig());
     if (clusters.nameTaken(name)) {
       throw new GshareException(ProblemCode.CONFLICT, "a cluster named " + name + " is already registered");
     }
     String id = NewIds.next("clu");
-    clusters.insert(id, name, cipher.encrypt(id, kubeconfig), sessionDomain, ingressNode, toJson(storageSettings));
+    clusters.insert(id, name, cipher.encrypt(id, kubeconfig), sessionDomain, ingressNode,
+        blankToNull(checkpointRegistry), toJson(storageSettings));
     return new Started(clusters.findById(id).orElseThrow(), startAttach(caller, id));
   }
 
@@ -86,14 +89,16 @@ public class ClusterService {
     return new Started(cluster, startAttach(caller, id));
   }
 
-  public Cluster update(Caller.User caller, String id, String sessionDomain, String ingressNode) {
+  public Cluster update(Caller.User caller, String id, String sessionDomain, String ingressNode, String checkpointRegistry) {
     access.requireAdmin(caller, "cluster", id);
     Cluster cluster = live(id);
     if (sessionDomain != null) {
       requireDomain(sessionDomain);
     }
+    requireRegistry(checkpointRegistry);
     clusters.updateSettings(id, sessionDomain == null ? cluster.sessionDomain() : sessionDomain,
-        ingressNode == null ? cluster.ingressNode() : ingressNode);
+        ingressNode == null ? cluster.ingressNode() : ingressNode,
+        checkpointRegistry == null ? cluster.checkpointRegistry() : blankToNull(checkpointRegistry));
     return clusters.findById(id).orElseThrow();
   }
 
@@ -147,6 +152,18 @@ public class ClusterService {
       throw GshareException.notFound("cluster", id);
     }
     return cluster;
+  }
+
+  /** A registry host[:port] with an optional repository path, as containerd pulls it: no scheme, no tag. */
+  private static void requireRegistry(String registry) {
+    if (registry != null && !registry.isBlank() && !REGISTRY.matcher(registry).matches()) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED,
+          "checkpoint_registry must be host[:port][/path] without a scheme or tag, e.g. 10.10.0.191:5000/gshare-checkpoints");
+    }
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value;
   }
 
   private static void requireDomain(String domain) {

@@ -110,7 +110,7 @@ public class SessionRecovery {
         row.imageReference(), row.port(), row.path(), row.domain(), sessions.authUrl(), row.price(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
         policy.maxRuntimeAction(), "running".equals(state) ? row.runUsed() : Duration.ZERO, state, row.checkpoint(),
-        row.volumeId() == null ? null : sessions.volumeOf(row.volumeId())));
+        row.volumeId() == null ? null : sessions.volumeOf(row.volumeId()), sessions.checkpointTarget(row.clusterId())));
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(row.id()));
     if ("terminating".equals(row.state())) {
       workflow.terminate();

@@ -12,6 +12,7 @@ import io.gshare.api.support.NewIds;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.session.CheckpointTarget;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionStart;
 import io.gshare.workflows.session.SessionVolume;
@@ -50,7 +51,8 @@ public class SessionService {
   SessionService(JdbcClient jdbc, PlacementService placement, OfferingRepository offerings, PolicyRepository policies,
       WorkflowClient client, Access access, TransactionTemplate transactions,
       @Value("${gshare.sessions.auth-url:}") String authUrl,
-      @Value("${gshare.cluster-worker.control-plane-url:}") String controlPlaneUrl) {
+      @Value("${gshare.cluster-worker.control-plane-url:}") String controlPlaneUrl,
+      @Value("${gshare.sessions.checkpoint-builder-image:}") String checkpointBuilderImage) {
     this.jdbc = jdbc;
     this.placement = placement;
     this.offerings = offerings;
@@ -60,9 +62,26 @@ public class SessionService {
     this.transactions = transactions;
     this.authUrl = authUrl;
     this.controlPlaneUrl = controlPlaneUrl;
+    this.checkpointBuilderImage = checkpointBuilderImage;
   }
 
   private final String controlPlaneUrl;
+  private final String checkpointBuilderImage;
+
+  /**
+   * Where the cluster's lossless pauses push their images: its {@code checkpoint_registry} and the
+   * configured builder image; null (every pause cold) when either is missing.
+   */
+  CheckpointTarget checkpointTarget(String clusterId) {
+    if (checkpointBuilderImage == null || checkpointBuilderImage.isBlank()) {
+      return null;
+    }
+    return jdbc.sql("select checkpoint_registry from clusters where id = :c").param("c", clusterId)
+        .query((rs, n) -> rs.getString(1)).optional()
+        .filter(registry -> registry != null)
+        .map(registry -> new CheckpointTarget(registry, checkpointBuilderImage))
+        .orElse(null);
+  }
 
   /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */
   String authUrl() {
@@ -105,7 +124,8 @@ public class SessionService {
     SessionStart start = new SessionStart(sessionId, caller.userId(), placed.placement().clusterId(), placed.placement(),
         image.reference(), image.port(), image.path(), placed.domain(), authUrl(), offering.pricePerHour(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        policy.maxRuntimeAction(), Duration.ZERO, "creating", null, volume);
+        policy.maxRuntimeAction(), Duration.ZERO, "creating", null, volume,
+        checkpointTarget(placed.placement().clusterId()));
     try {
       startWorkflow(start);
     } catch (RuntimeException e) {

@@ -46,6 +46,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   static final String SLICE_MODEL = "NVIDIA A100-SXM4-40GB";
   static final String LOSSLESS_MODEL = "NVIDIA H200";
   static final String WHOLE_MODEL = "NVIDIA H100 80GB HBM3";
+  static final String REGISTRY = "10.10.0.191:5000/gshare-checkpoints";
 
   private static SimulatedCluster sim;
   private static String clusterId;
@@ -80,7 +81,8 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("sessions", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
-        "name", NewTestIds.next("sessions").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", domain)), admin).body());
+        "name", NewTestIds.next("sessions").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", domain,
+        "checkpoint_registry", REGISTRY)), admin).body());
     clusterId = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();
     await().atMost(Duration.ofSeconds(180)).until(() ->
@@ -277,6 +279,23 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aClustersCheckpointRegistryIsValidatedAndCanBeRemoved() throws Exception {
+    for (String bad : List.of("https://10.10.0.191:5000/ckpt", "10.10.0.191:5000/ckpt:latest", "Registry.Example.com")) {
+      HttpResponse<String> refused = send("PATCH", "/api/v1/clusters/" + clusterId, "{\"checkpoint_registry\":\"" + bad + "\"}", admin);
+      assertThat(refused.statusCode()).as(bad).isEqualTo(422);
+    }
+    assertThat(json.readTree(get("/api/v1/clusters/" + clusterId, admin).body()).get("checkpoint_registry").asText())
+        .isEqualTo(REGISTRY);
+    HttpResponse<String> removed = send("PATCH", "/api/v1/clusters/" + clusterId, "{\"checkpoint_registry\":\"\"}", admin);
+    assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+    assertThat(json.readTree(removed.body()).path("checkpoint_registry").isNull()
+        || json.readTree(removed.body()).path("checkpoint_registry").isMissingNode()).isTrue();
+    HttpResponse<String> restored = send("PATCH", "/api/v1/clusters/" + clusterId,
+        "{\"checkpoint_registry\":\"" + REGISTRY + "\"}", admin);
+    assertThat(json.readTree(restored.body()).get("checkpoint_registry").asText()).isEqualTo(REGISTRY);
+  }
+
+  @Test
   void aNodeWithCriuAndCudaCheckpointPausesLosslessly() throws Exception {
     String token = tokenFor(userWithCredits("100"));
     String id = json.readTree(create(token, losslessOffering).body()).at("/session/id").asText();
@@ -286,12 +305,21 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).body());
     assertThat(paused.at("/session/pause_kind").asText()).isEqualTo("lossless");
     assertThat(sim.checkpointsTaken()).isEqualTo(before + 1);
-    String archive = jdbc.sql("select checkpoint_image from sessions where id = :id").param("id", id).query(String.class).single();
-    assertThat(archive).startsWith("/var/lib/kubelet/checkpoints/checkpoint-gshare-" + id.replace('_', '-'));
+    String checkpointImage = jdbc.sql("select checkpoint_image from sessions where id = :id").param("id", id)
+        .query(String.class).single();
+    assertThat(checkpointImage).startsWith(REGISTRY + "/gshare-" + id.replace('_', '-') + ":ckpt-");
+    try (KubernetesClient k8s = sim.newClient()) {
+      assertThat(k8s.pods().inNamespace("gshare-sessions").withLabel("gshare.io/checkpoint-of", id).list().getItems())
+          .as("the builder pod is cleaned up once the image is pushed").isEmpty();
+    }
+    assertThat(session(id).toString()).contains("lossless: " + checkpointImage);
 
     json.readTree(post("/api/v1/sessions/" + id + "/resume", "{}", token).body());
     Pod restored = podsOf(id).get(0);
-    assertThat(restored.getMetadata().getAnnotations()).containsEntry("gshare.io/restore-from-checkpoint", archive);
+    assertThat(restored.getSpec().getContainers().get(0).getImage()).as("restored from the checkpoint image")
+        .isEqualTo(checkpointImage);
+    assertThat(restored.getMetadata().getAnnotations()).containsEntry("gshare.io/restore-from-checkpoint", checkpointImage)
+        .containsEntry("gshare.io/image", "registry.example.com/gshare/jupyter:2026.11");
     assertThat(restored.getSpec().getNodeSelector()).containsEntry("kubernetes.io/hostname", "h200-0");
     send("DELETE", "/api/v1/sessions/" + id, null, token);
   }

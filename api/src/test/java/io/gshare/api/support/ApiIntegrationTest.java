@@ -94,6 +94,8 @@ public abstract class ApiIntegrationTest {
     registry.add("gshare.cluster-worker.attach-wait", () -> "40s");
     registry.add("gshare.node.stale-after", () -> "10s");
     registry.add("gshare.node.sweep-interval", () -> "1s");
+    // The simulator runs any image: lossless pauses build their checkpoint images with this one.
+    registry.add("gshare.sessions.checkpoint-builder-image", () -> "registry.example.com/tools/buildah:1");
   }
 
   /** The simulated cluster whose worker activities this JVM hosts, registered as attach would leave it. */

@@ -23,6 +23,13 @@ public interface SessionClusterActivities {
   @ActivityMethod(name = "CheckpointSession")
   String checkpoint(String sessionId);
 
+  /**
+   * Builds an image from a checkpoint archive on the node that holds it and pushes it to the cluster's
+   * registry (a builder pod on that node); removes the archive once pushed. Returns the image reference.
+   */
+  @ActivityMethod(name = "BuildCheckpointImage")
+  String buildCheckpointImage(CheckpointImage checkpoint);
+
   /** Deletes the pod, Service and Ingress (nothing happens for what is already gone). */
   @ActivityMethod(name = "DeleteSessionObjects")
   void deleteObjects(String sessionId);

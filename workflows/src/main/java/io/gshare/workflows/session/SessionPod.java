@@ -4,7 +4,7 @@ package io.gshare.workflows.session;
  * What the cluster-worker creates for a session: the pod (pinned to the placement), its Service and
  * its Ingress on the cluster's session domain, path {@code /s/<sessionId>/}.
  *
- * @param checkpoint restore from this archive (a lossless resume); null for a fresh start
+ * @param checkpoint the checkpoint image to restore (a lossless resume) instead of the session's image; null for a fresh start
  * @param volume the volume to claim (if the cluster has no claim for it yet) and mount; null: none
  */
 public record SessionPod(String sessionId, String userId, GpuPlacement placement, String imageReference, int port,

@@ -12,8 +12,9 @@ import java.time.Duration;
  * @param maxRuntime null: no limit; the policy's action at the limit is {@code maxRuntimeAction}
  * @param runtimeUsed running time already spent (before a continue-as-new or a pause)
  * @param state {@code creating} for a new session; {@code running} or {@code paused} when resumed from history
- * @param checkpoint the archive of the last lossless pause; null otherwise
+ * @param checkpoint the image of the last lossless pause; null otherwise
  * @param volume the user's volume the pod mounts; null: none
+ * @param checkpointTarget where lossless pauses push their images; null: every pause is cold
  */
 public record SessionStart(
     String sessionId,
@@ -31,10 +32,11 @@ public record SessionStart(
     Duration runtimeUsed,
     String state,
     String checkpoint,
-    SessionVolume volume) {
+    SessionVolume volume,
+    CheckpointTarget checkpointTarget) {
 
   public SessionStart withState(String newState, GpuPlacement newPlacement, Duration used, String newCheckpoint) {
     return new SessionStart(sessionId, userId, clusterId, newPlacement, imageReference, port, path, sessionDomain,
-        authUrl, pricePerHour, maxRuntime, maxRuntimeAction, used, newState, newCheckpoint, volume);
+        authUrl, pricePerHour, maxRuntime, maxRuntimeAction, used, newState, newCheckpoint, volume, checkpointTarget);
   }
 }

@@ -25,6 +25,8 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   static final String TERMINATE = "terminate";
   static final String CREDITS = "credits";
   static final String CHECK_POD = "check-pod";
+  /** The session pod's container, as the cluster worker names it. */
+  static final String CONTAINER = "session";
   /** The user is warned this long before the max runtime acts (or at half the runtime, if shorter). */
   static final Duration WARN_BEFORE = Duration.ofMinutes(10);
 
@@ -237,18 +239,23 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     state = "pausing";
     control.record(SessionRecord.state(start.sessionId(), "pausing", reason));
     operation.start("checkpoint");
-    String archive = null;
+    String image = null;
     if (!podAlive) {
       operation.done("checkpoint", "cold: the pod is no longer running");
-    } else if (placement != null && losslessCapable()) {
+    } else if (placement == null || !losslessCapable()) {
+      operation.done("checkpoint", "cold: the node has no CRIU and cuda-checkpoint");
+    } else if (start.checkpointTarget() == null) {
+      operation.done("checkpoint", "cold: the cluster has no checkpoint_registry (or no builder image is configured)");
+    } else {
       try {
-        archive = slowCluster.checkpoint(start.sessionId());
-        operation.done("checkpoint", "lossless: " + archive);
+        String archive = slowCluster.checkpoint(start.sessionId());
+        CheckpointTarget target = start.checkpointTarget();
+        image = slowCluster.buildCheckpointImage(new CheckpointImage(start.sessionId(), placement.hostname(), archive,
+            CONTAINER, target.imageFor(start.sessionId(), Workflow.currentTimeMillis()), target.builderImage()));
+        operation.done("checkpoint", "lossless: " + image);
       } catch (ActivityFailure e) {
         operation.done("checkpoint", "checkpoint failed (" + rootMessage(e) + "): pausing cold");
       }
-    } else {
-      operation.done("checkpoint", "cold: the node has no CRIU and cuda-checkpoint");
     }
     runtimeUsed = usedSoFar();
     operation.start("delete the pod");
@@ -261,10 +268,10 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     control.release(start.sessionId());
     operation.done("release the GPUs", null);
     placement = null;
-    checkpoint = archive;
-    pauseKind = archive == null ? "cold" : "lossless";
+    checkpoint = image;
+    pauseKind = image == null ? "cold" : "lossless";
     url = null;
-    control.record(new SessionRecord(start.sessionId(), "paused", reason, null, null, null, pauseKind, archive));
+    control.record(new SessionRecord(start.sessionId(), "paused", reason, null, null, null, pauseKind, image));
     state = "paused";
     operation.complete();
   }

@@ -50,8 +50,13 @@ class SessionWorkflowTest {
     cluster = mock(SessionClusterActivities.class, withSettings().withoutAnnotations());
     when(cluster.awaitRunning(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1", "session"));
     when(cluster.checkpoint(SESSION)).thenReturn("/var/lib/kubelet/checkpoints/checkpoint-x.tar");
+    when(cluster.buildCheckpointImage(any())).thenReturn(IMAGE);
     when(control.place(SESSION)).thenReturn(placement(false));
   }
+
+  private static final CheckpointTarget TARGET = new CheckpointTarget("registry.example.com/gshare-checkpoints",
+      "registry.example.com/buildah:1");
+  private static final String IMAGE = "registry.example.com/gshare-checkpoints/gshare-ses-1:ckpt-1";
 
   private static final SessionVolume VOLUME = new SessionVolume("vol_1", SessionVolume.claimNameOf("vol_1"), "gshare-data", 50,
       SessionVolume.MOUNT_PATH);
@@ -64,7 +69,7 @@ class SessionWorkflowTest {
   private static SessionStart start(boolean lossless, Duration maxRuntime, String action) {
     return new SessionStart(SESSION, "usr_1", CLUSTER, placement(lossless), "registry.example.com/jupyter:1", 8888, "/",
         "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", new BigDecimal("2"), maxRuntime,
-        action, Duration.ZERO, "creating", null, VOLUME);
+        action, Duration.ZERO, "creating", null, VOLUME, TARGET);
   }
 
   private SessionWorkflow begin(TestWorkflowEnvironment env, WorkflowClient client, Worker worker, SessionStart start) {
@@ -94,10 +99,14 @@ class SessionWorkflowTest {
     assertThat(paused.state()).isEqualTo("paused");
     assertThat(paused.pauseKind()).isEqualTo("lossless");
     verify(cluster).checkpoint(SESSION);
+    verify(cluster).buildCheckpointImage(argThat(c -> "/var/lib/kubelet/checkpoints/checkpoint-x.tar".equals(c.archive())
+        && "gpu-1".equals(c.hostname()) && "session".equals(c.container())
+        && c.imageReference().startsWith("registry.example.com/gshare-checkpoints/gshare-ses-1:ckpt-")
+        && TARGET.builderImage().equals(c.builderImage())));
+    verify(control).record(argThat(r -> "paused".equals(r.state()) && IMAGE.equals(r.checkpoint())));
 
     assertThat(session.resume().state()).isEqualTo("running");
-    verify(cluster).ensureObjects(argThat(pod -> "/var/lib/kubelet/checkpoints/checkpoint-x.tar".equals(pod.checkpoint())
-        && VOLUME.equals(pod.volume())));
+    verify(cluster).ensureObjects(argThat(pod -> IMAGE.equals(pod.checkpoint()) && VOLUME.equals(pod.volume())));
 
     assertThat(session.terminate().state()).isEqualTo("terminated");
     var order = inOrder(control, cluster);
@@ -122,6 +131,33 @@ class SessionWorkflowTest {
     verify(cluster, never()).checkpoint(anyString());
     verify(control).release(SESSION);
     verify(control).record(argThat(r -> "paused".equals(r.state()) && "cold".equals(r.pauseKind())));
+  }
+
+  @Test
+  void aLosslessNodeWithoutACheckpointRegistryOrAFailedBuildPausesCold(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    SessionStart noTarget = new SessionStart(SESSION, "usr_1", CLUSTER, placement(true), "registry.example.com/jupyter:1",
+        8888, "/", "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", new BigDecimal("2"),
+        null, null, Duration.ZERO, "creating", null, null, null);
+    SessionWorkflow session = begin(env, client, worker, noTarget);
+    awaitState(env, session, "running");
+    assertThat(session.pause().pauseKind()).isEqualTo("cold");
+    verify(cluster, never()).checkpoint(anyString());
+    assertThat(session.progress().steps()).anySatisfy(step -> assertThat(step.detail()).contains("no checkpoint_registry"));
+  }
+
+  @Test
+  void aCheckpointImageThatCannotBeBuiltPausesCold(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    when(cluster.buildCheckpointImage(any())).thenThrow(
+        io.temporal.failure.ApplicationFailure.newNonRetryableFailure("builder pod failed: Error", "CheckpointImageFailed"));
+    SessionWorkflow session = begin(env, client, worker, start(true, null, null));
+    awaitState(env, session, "running");
+
+    SessionView paused = session.pause();
+    assertThat(paused.pauseKind()).isEqualTo("cold");
+    verify(control).record(argThat(r -> "paused".equals(r.state()) && r.checkpoint() == null));
+    assertThat(session.resume().state()).isEqualTo("running");
+    verify(cluster, times(2)).ensureObjects(argThat(pod -> pod.checkpoint() == null));
   }
 
   @Test

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
+import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.SessionPod;
 import io.gshare.workflows.session.SessionVolume;
 import java.util.LinkedHashMap;
@@ -34,7 +35,26 @@ public final class SessionObjects {
   public static final String NAMESPACE = "gshare-sessions";
   public static final String CONTAINER = "session";
   public static final String SESSION_LABEL = "gshare.io/session-id";
+  /** On a restored pod: the checkpoint image it runs (the session's own image is {@code gshare.io/image}). */
   public static final String CHECKPOINT_ANNOTATION = "gshare.io/restore-from-checkpoint";
+  public static final String IMAGE_ANNOTATION = "gshare.io/image";
+  public static final String CHECKPOINT_OF_LABEL = "gshare.io/checkpoint-of";
+  /** Where the kubelet writes checkpoint archives (KEP-2008). */
+  public static final String KUBELET_CHECKPOINTS = "/var/lib/kubelet/checkpoints";
+
+  /**
+   * The builder's script: an image of the archive, annotated with the container it restores, pushed to
+   * the cluster's LAN registry (HTTP, as the bootstrap sets it up), then the archive removed from the node.
+   */
+  static final String BUILD_SCRIPT = """
+      set -eu
+      ctr=$(buildah from scratch)
+      buildah add "$ctr" "$ARCHIVE" /
+      buildah config --annotation "io.kubernetes.cri-o.annotations.checkpoint.name=$CONTAINER" "$ctr"
+      buildah commit "$ctr" "$IMAGE"
+      buildah push --tls-verify="$TLS_VERIFY" "$IMAGE"
+      rm -f "$ARCHIVE"
+      """;
   public static final String VOLUME_LABEL = "gshare.io/volume-id";
   /** The group of Jupyter's docker-stacks user (jovyan): the volume is made writable for it. */
   static final long USERS_GROUP = 100L;
@@ -60,7 +80,8 @@ public final class SessionObjects {
     String base = "/s/" + s.sessionId() + "/";
     Container container = new ContainerBuilder()
         .withName(CONTAINER)
-        .withImage(s.imageReference())
+        // A lossless resume runs the checkpoint image: the runtime restores the container from it.
+        .withImage(s.checkpoint() != null ? s.checkpoint() : s.imageReference())
         .addNewPort().withName("http").withContainerPort(s.port()).endPort()
         .withEnv(
             new EnvVarBuilder().withName("GSHARE_SESSION_ID").withValue(s.sessionId()).build(),
@@ -77,6 +98,7 @@ public final class SessionObjects {
     Map<String, String> annotations = new LinkedHashMap<>(HamiPlacement.annotations(s.placement()));
     if (s.checkpoint() != null) {
       annotations.put(CHECKPOINT_ANNOTATION, s.checkpoint());
+      annotations.put(IMAGE_ANNOTATION, s.imageReference());
     }
     PodSpec spec = new PodSpec();
     spec.setContainers(List.of(container));
@@ -112,6 +134,52 @@ public final class SessionObjects {
         .withAccessModes("ReadWriteOnce")
         .withStorageClassName(volume.storageClass())
         .withNewResources().addToRequests("storage", new Quantity(volume.sizeGb() + "Gi")).endResources()
+        .endSpec()
+        .build();
+  }
+
+  /** {@code ses_k2j8} → {@code gshare-ckpt-ses-k2j8}: the builder pod of a session's checkpoint. */
+  public static String builderName(String sessionId) {
+    return "gshare-ckpt-" + sessionId.replace('_', '-').toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * The pod that turns a checkpoint archive into an image on the node holding it: bound to that node by
+   * name, the kubelet's checkpoint directory mounted, buildah with the vfs driver (privileged: it
+   * mounts), at most 20 minutes. It carries no session label, so it is never taken for the session.
+   */
+  public static Pod checkpointBuilder(CheckpointImage c) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("app.kubernetes.io/managed-by", "gshare");
+    labels.put("app.kubernetes.io/part-of", "gshare");
+    labels.put("app.kubernetes.io/component", "checkpoint-image");
+    labels.put(CHECKPOINT_OF_LABEL, c.sessionId());
+    Container builder = new ContainerBuilder()
+        .withName("build")
+        .withImage(c.builderImage())
+        .withCommand("/bin/sh", "-c", BUILD_SCRIPT)
+        .withEnv(
+            new EnvVarBuilder().withName("ARCHIVE").withValue(c.archive()).build(),
+            new EnvVarBuilder().withName("IMAGE").withValue(c.imageReference()).build(),
+            new EnvVarBuilder().withName("CONTAINER").withValue(c.container()).build(),
+            new EnvVarBuilder().withName("TLS_VERIFY").withValue("false").build(),
+            new EnvVarBuilder().withName("STORAGE_DRIVER").withValue("vfs").build(),
+            new EnvVarBuilder().withName("BUILDAH_ISOLATION").withValue("chroot").build())
+        .withNewSecurityContext().withPrivileged(true).endSecurityContext()
+        .addNewVolumeMount().withName("checkpoints").withMountPath(KUBELET_CHECKPOINTS).endVolumeMount()
+        .withNewResources().addToRequests("cpu", new Quantity("500m")).addToRequests("memory", new Quantity("512Mi"))
+        .endResources()
+        .build();
+    return new PodBuilder()
+        .withNewMetadata().withName(builderName(c.sessionId())).withNamespace(NAMESPACE).withLabels(labels).endMetadata()
+        .withNewSpec()
+        .withNodeName(c.hostname())
+        .withRestartPolicy("Never")
+        .withActiveDeadlineSeconds(1200L)
+        .withEnableServiceLinks(false)
+        .withContainers(builder)
+        .addNewVolume().withName("checkpoints").withNewHostPath().withPath(KUBELET_CHECKPOINTS).withType("Directory")
+        .endHostPath().endVolume()
         .endSpec()
         .build();
   }

@@ -41,6 +41,33 @@ class SessionObjectsTest {
   }
 
   @Test
+  void aLosslessResumeRunsTheCheckpointImageAndTheBuilderRunsOnTheCheckpointedNode() {
+    SessionPod restored = new SessionPod("ses_k2j8", "usr_1", PLACEMENT, "registry.example.com/jupyter:1", 8888, "/",
+        "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify",
+        "10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1", null);
+    Pod pod = SessionObjects.pod(restored);
+    assertThat(pod.getSpec().getContainers().get(0).getImage()).isEqualTo("10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1");
+    assertThat(pod.getMetadata().getAnnotations()).containsEntry("gshare.io/image", "registry.example.com/jupyter:1");
+
+    Pod builder = SessionObjects.checkpointBuilder(new io.gshare.workflows.session.CheckpointImage("ses_k2j8", "gpu-1",
+        "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "session", "10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1",
+        "registry.example.com/tools/buildah:1"));
+    assertThat(builder.getMetadata().getName()).isEqualTo("gshare-ckpt-ses-k2j8");
+    assertThat(builder.getMetadata().getLabels()).doesNotContainKey(SessionObjects.SESSION_LABEL)
+        .containsEntry(SessionObjects.CHECKPOINT_OF_LABEL, "ses_k2j8");
+    assertThat(builder.getSpec().getNodeName()).isEqualTo("gpu-1");
+    assertThat(builder.getSpec().getRestartPolicy()).isEqualTo("Never");
+    assertThat(builder.getSpec().getVolumes()).singleElement().satisfies(v ->
+        assertThat(v.getHostPath().getPath()).isEqualTo("/var/lib/kubelet/checkpoints"));
+    var build = builder.getSpec().getContainers().get(0);
+    assertThat(build.getCommand()).last().asString().contains("buildah push").contains("checkpoint.name=$CONTAINER");
+    assertThat(build.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("IMAGE");
+      assertThat(e.getValue()).endsWith(":ckpt-1");
+    });
+  }
+
+  @Test
   void aSessionWithoutAVolumeMountsNothing() {
     Pod pod = SessionObjects.pod(session(null));
 
