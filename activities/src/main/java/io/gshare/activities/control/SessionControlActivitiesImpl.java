@@ -23,8 +23,7 @@ public class SessionControlActivitiesImpl implements SessionControlActivities {
     return placer.place(sessionId);
   }
 
-  @Override
-  public void release(String sessionId) {
+  private void release(String sessionId) {
     jdbc.sql("update allocations set released_at = now() where session_id = :s and released_at is null")
         .param("s", sessionId).update();
   }
@@ -51,12 +50,15 @@ public class SessionControlActivitiesImpl implements SessionControlActivities {
   }
 
   @Override
-  public void openBilling(String sessionId) {
-    billing.open(sessionId);
+  public void markRunning(SessionRecord running) {
+    record(running);
+    billing.open(running.sessionId());
   }
 
   @Override
-  public void closeBilling(String sessionId) {
-    billing.close(sessionId);
+  public void settle(SessionRecord stopped) {
+    billing.close(stopped.sessionId());
+    release(stopped.sessionId());
+    record(stopped);
   }
 }

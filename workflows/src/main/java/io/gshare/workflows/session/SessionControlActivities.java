@@ -14,19 +14,22 @@ public interface SessionControlActivities {
   @ActivityMethod(name = "PlaceSession")
   GpuPlacement place(String sessionId);
 
-  /** Releases the session's GPUs (idempotent). */
-  @ActivityMethod(name = "ReleaseSession")
-  void release(String sessionId);
-
   /** Writes the session's state and what goes with it (url, node, pause kind, checkpoint, reason). */
   @ActivityMethod(name = "RecordSessionState")
   void record(SessionRecord record);
 
-  /** Opens a billing window from now, unless one is open. */
-  @ActivityMethod(name = "OpenBillingWindow")
-  void openBilling(String sessionId);
+  /**
+   * The session runs: records it (url, node) and opens its billing window, in one activity so a start
+   * costs one round trip through Temporal (each part idempotent, so a retry repeats nothing).
+   */
+  @ActivityMethod(name = "MarkSessionRunning")
+  void markRunning(SessionRecord running);
 
-  /** Charges the open window's full minutes, settles the partial last one and closes it (idempotent). */
-  @ActivityMethod(name = "CloseBillingWindow")
-  void closeBilling(String sessionId);
+  /**
+   * The session stopped running (paused, terminated, failed): closes and settles its billing window,
+   * releases its GPUs, then records the new state — in that order, so a row that says paused or
+   * terminated never has an open window or held GPUs behind it.
+   */
+  @ActivityMethod(name = "SettleSession")
+  void settle(SessionRecord stopped);
 }

@@ -189,9 +189,8 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       url = "https://" + start.sessionDomain() + "/s/" + start.sessionId() + "/";
       state = "running";
       runningSince = Workflow.currentTimeMillis();
-      control.record(new SessionRecord(start.sessionId(), "running", restoreFrom == null ? null : "restored from " + restoreFrom,
+      control.markRunning(new SessionRecord(start.sessionId(), "running", restoreFrom == null ? null : "restored from " + restoreFrom,
           url, placement.nodeId(), placement.hostname(), null, null));
-      control.openBilling(start.sessionId());
       operation.done("open billing", null);
       operation.complete();
       return true;
@@ -201,15 +200,13 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       operation.fail(why);
       if ("resuming".equals(previous)) {
         // A resume that cannot start goes back to paused, its GPUs given back.
-        cleanUp();
-        state = "paused";
         lastError = "resume failed: " + why;
         lastErrorType = "resume_failed";
-        control.record(SessionRecord.state(start.sessionId(), "paused", lastError));
+        cleanUp(SessionRecord.state(start.sessionId(), "paused", lastError));
+        state = "paused";
         return false;
       }
-      cleanUp();
-      control.record(SessionRecord.state(start.sessionId(), "failed", why));
+      cleanUp(SessionRecord.state(start.sessionId(), "failed", why));
       state = "failed";
       lastError = why;
       return false;
@@ -235,7 +232,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   private void pause(String reason, boolean podAlive) {
     operation = new Progress(WorkflowIds.session(start.sessionId()), "session.pause", start.sessionId(),
-        List.of("checkpoint", "delete the pod", "close billing", "release the GPUs"));
+        List.of("checkpoint", "delete the pod", "settle billing and release the GPUs"));
     state = "pausing";
     control.record(SessionRecord.state(start.sessionId(), "pausing", reason));
     operation.start("checkpoint");
@@ -261,17 +258,13 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     operation.start("delete the pod");
     cluster.deleteObjects(start.sessionId());
     operation.done("delete the pod", null);
-    operation.start("close billing");
-    control.closeBilling(start.sessionId());
-    operation.done("close billing", null);
-    operation.start("release the GPUs");
-    control.release(start.sessionId());
-    operation.done("release the GPUs", null);
+    operation.start("settle billing and release the GPUs");
+    pauseKind = image == null ? "cold" : "lossless";
+    control.settle(new SessionRecord(start.sessionId(), "paused", reason, null, null, null, pauseKind, image));
+    operation.done("settle billing and release the GPUs", null);
     placement = null;
     checkpoint = image;
-    pauseKind = image == null ? "cold" : "lossless";
     url = null;
-    control.record(new SessionRecord(start.sessionId(), "paused", reason, null, null, null, pauseKind, image));
     state = "paused";
     operation.complete();
   }
@@ -300,7 +293,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   private void terminateSession() {
     operation = new Progress(WorkflowIds.session(start.sessionId()), "session.terminate", start.sessionId(),
-        List.of("delete the pod", "settle billing", "release the GPUs"));
+        List.of("delete the pod", "settle billing and release the GPUs"));
     if ("running".equals(state)) {
       runtimeUsed = usedSoFar();
     }
@@ -309,29 +302,24 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     operation.start("delete the pod");
     cluster.deleteObjects(start.sessionId());
     operation.done("delete the pod", null);
-    operation.start("settle billing");
-    control.closeBilling(start.sessionId());
-    operation.done("settle billing", null);
-    operation.start("release the GPUs");
-    control.release(start.sessionId());
-    operation.done("release the GPUs", null);
+    operation.start("settle billing and release the GPUs");
+    // Postgres first: an update answered on "terminated" must find the row saying so.
+    control.settle(SessionRecord.state(start.sessionId(), "terminated", null));
+    operation.done("settle billing and release the GPUs", null);
     placement = null;
     url = null;
-    // Postgres first: an update answered on "terminated" must find the row saying so.
-    control.record(SessionRecord.state(start.sessionId(), "terminated", null));
     state = "terminated";
     operation.complete();
   }
 
-  /** After a failed create: nothing left in the cluster, nothing billed, nothing held. */
-  private void cleanUp() {
+  /** After a failed create: nothing left in the cluster, nothing billed, nothing held, then {@code outcome} recorded. */
+  private void cleanUp(SessionRecord outcome) {
     try {
       cluster.deleteObjects(start.sessionId());
     } catch (ActivityFailure e) {
       log.warn("session {}: could not delete its objects: {}", start.sessionId(), rootMessage(e));
     }
-    control.closeBilling(start.sessionId());
-    control.release(start.sessionId());
+    control.settle(outcome);
     placement = null;
   }
 

@@ -103,7 +103,7 @@ class SessionWorkflowTest {
         && "gpu-1".equals(c.hostname()) && "session".equals(c.container())
         && c.imageReference().startsWith("registry.example.com/gshare-checkpoints/gshare-ses-1:ckpt-")
         && TARGET.builderImage().equals(c.builderImage())));
-    verify(control).record(argThat(r -> "paused".equals(r.state()) && IMAGE.equals(r.checkpoint())));
+    verify(control).settle(argThat(r -> "paused".equals(r.state()) && IMAGE.equals(r.checkpoint())));
 
     assertThat(session.resume().state()).isEqualTo("running");
     verify(cluster).ensureObjects(argThat(pod -> IMAGE.equals(pod.checkpoint()) && VOLUME.equals(pod.volume())));
@@ -111,15 +111,12 @@ class SessionWorkflowTest {
     assertThat(session.terminate().state()).isEqualTo("terminated");
     var order = inOrder(control, cluster);
     order.verify(cluster).ensureObjects(any());
-    order.verify(control).openBilling(SESSION);
+    order.verify(control).markRunning(argThat(r -> "running".equals(r.state()) && r.url() != null));
     order.verify(cluster).deleteObjects(SESSION);
-    order.verify(control).closeBilling(SESSION);
-    order.verify(control).release(SESSION);
+    order.verify(control).settle(argThat(r -> "paused".equals(r.state())));
     order.verify(control).place(SESSION);
-    order.verify(control).openBilling(SESSION);
-    order.verify(control).closeBilling(SESSION);
-    order.verify(control).release(SESSION);
-    verify(control).record(argThat(r -> "terminated".equals(r.state())));
+    order.verify(control).markRunning(argThat(r -> "running".equals(r.state())));
+    order.verify(control).settle(argThat(r -> "terminated".equals(r.state())));
   }
 
   @Test
@@ -129,8 +126,7 @@ class SessionWorkflowTest {
 
     assertThat(session.pause().pauseKind()).isEqualTo("cold");
     verify(cluster, never()).checkpoint(anyString());
-    verify(control).release(SESSION);
-    verify(control).record(argThat(r -> "paused".equals(r.state()) && "cold".equals(r.pauseKind())));
+    verify(control).settle(argThat(r -> "paused".equals(r.state()) && "cold".equals(r.pauseKind())));
   }
 
   @Test
@@ -155,7 +151,7 @@ class SessionWorkflowTest {
 
     SessionView paused = session.pause();
     assertThat(paused.pauseKind()).isEqualTo("cold");
-    verify(control).record(argThat(r -> "paused".equals(r.state()) && r.checkpoint() == null));
+    verify(control).settle(argThat(r -> "paused".equals(r.state()) && r.checkpoint() == null));
     assertThat(session.resume().state()).isEqualTo("running");
     verify(cluster, times(2)).ensureObjects(argThat(pod -> pod.checkpoint() == null));
   }
@@ -206,9 +202,7 @@ class SessionWorkflowTest {
 
     assertThat(session.view().pauseKind()).isEqualTo("cold");
     verify(cluster, never()).checkpoint(anyString());
-    verify(control).closeBilling(SESSION);
-    verify(control).release(SESSION);
-    verify(control).record(argThat(r -> "paused".equals(r.state()) && r.reason() != null
+    verify(control).settle(argThat(r -> "paused".equals(r.state()) && r.reason() != null
         && r.reason().contains("the pod is gone (node gpu-1 not ready)")));
     assertThat(session.resume().state()).as("a lost session resumes like any paused one").isEqualTo("running");
   }
@@ -226,7 +220,7 @@ class SessionWorkflowTest {
 
     verify(cluster, org.mockito.Mockito.atLeastOnce()).podState(SESSION);
     assertThat(session.view().state()).isEqualTo("running");
-    verify(control, never()).closeBilling(SESSION);
+    verify(control, never()).settle(any());
     verify(cluster, never()).deleteObjects(SESSION);
   }
 
@@ -263,7 +257,7 @@ class SessionWorkflowTest {
     assertThat(second.getResultAsync().get().state()).isEqualTo("paused"); // a second pause changes nothing
     assertThat(session.view().state()).isEqualTo("terminated");
     verify(cluster, times(2)).deleteObjects(SESSION); // once to pause, once (idempotently) to end
-    verify(control, times(1)).record(argThat(r -> "terminated".equals(r.state())));
+    verify(control, times(1)).settle(argThat(r -> "terminated".equals(r.state())));
     verify(cluster, never()).checkpoint(anyString());
     // The workflow has ended: the API answers later commands from Postgres.
     assertThatThrownBy(session::resume).isInstanceOf(io.temporal.client.WorkflowNotFoundException.class);
@@ -294,9 +288,8 @@ class SessionWorkflowTest {
     awaitState(env, session, "failed");
     verify(cluster, times(1)).awaitRunning(SESSION);
     verify(cluster, atLeastOnce()).deleteObjects(SESSION);
-    verify(control).release(SESSION);
-    verify(control, never()).openBilling(anyString());
-    verify(control).record(argThat(r -> "failed".equals(r.state()) && r.reason().contains("ImagePullBackOff")));
+    verify(control, never()).markRunning(any());
+    verify(control).settle(argThat(r -> "failed".equals(r.state()) && r.reason().contains("ImagePullBackOff")));
   }
 
   @Test
@@ -310,7 +303,7 @@ class SessionWorkflowTest {
 
     awaitState(env, session, "running");
     verify(cluster, times(3)).ensureObjects(any());
-    verify(control, times(1)).openBilling(SESSION);
-    verify(control, never()).release(anyString());
+    verify(control, times(1)).markRunning(any());
+    verify(control, never()).settle(any());
   }
 }
