@@ -98,7 +98,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
         throw ApplicationFailure.newNonRetryableFailure("pod " + name + " " + phase.toLowerCase() + ": " + reason, "PodFailed");
       }
       if (runningAndReady(pod)) {
-        return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName(), SessionObjects.CONTAINER);
+        return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName());
       }
       watchSlice(resource, p -> finished(p) || runningAndReady(p));
     }
@@ -182,7 +182,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       return null;
     }
     return new PodState(pod.getStatus() == null ? null : pod.getStatus().getPhase(),
-        pod.getStatus() == null ? null : pod.getStatus().getPodIP(), pod.getSpec().getNodeName(), SessionObjects.CONTAINER);
+        pod.getStatus() == null ? null : pod.getStatus().getPodIP(), pod.getSpec().getNodeName());
   }
 
   @Override

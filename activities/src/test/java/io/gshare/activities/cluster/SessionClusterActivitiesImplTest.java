@@ -77,7 +77,7 @@ class SessionClusterActivitiesImplTest {
   @Test
   void aCheckpointImageIsBuiltByAPodOnItsNodeWhichIsRemovedAfterwards() {
     var checkpoint = new io.gshare.workflows.session.CheckpointImage("ses_c", "gpu-1",
-        "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "session", "10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1",
+        "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1",
         "registry.example.com/tools/buildah:1");
 
     assertThat(activities.buildCheckpointImage(checkpoint)).isEqualTo("10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1");
@@ -87,7 +87,7 @@ class SessionClusterActivitiesImplTest {
   @Test
   void aCheckpointImageThatCannotBeBuiltFailsForGood() {
     var checkpoint = new io.gshare.workflows.session.CheckpointImage("ses_d", "gpu-1",
-        "/var/lib/kubelet/checkpoints/checkpoint-y.tar", "session", "10.10.0.191:5000/ckpt/gshare-ses-d:ckpt-1",
+        "/var/lib/kubelet/checkpoints/checkpoint-y.tar", "10.10.0.191:5000/ckpt/gshare-ses-d:ckpt-1",
         "registry.example.com/tools/buildah:1");
     sim.failPod(SessionObjects.NAMESPACE, "gshare-ckpt-ses-d", "Error"); // told before the pod exists
 

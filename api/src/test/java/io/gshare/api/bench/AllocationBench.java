@@ -1,14 +1,10 @@
 package io.gshare.api.bench;
 
 import io.gshare.activities.control.CreditLedger;
-import io.gshare.api.GshareApiApplication;
 import io.gshare.api.error.GshareException;
 import io.gshare.api.placement.PlacementService;
-import io.gshare.api.support.EmbeddedPostgresSupport;
 import io.gshare.api.support.InventoryFixture;
-import io.gshare.api.support.TemporalTestServerSupport;
 import java.math.BigDecimal;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -35,26 +30,14 @@ public final class AllocationBench {
   private AllocationBench() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-      System.exit(0);
-    } catch (Exception e) {
-      e.printStackTrace();
-      System.exit(1);
-    }
+    BenchSupport.main(args, AllocationBench::run);
   }
 
   private static void run(String[] args) throws Exception {
-    int clients = args.length > 0 ? Integer.parseInt(args[0]) : 32;
-    int perClient = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-    String[] properties = Map.of(
-        "spring.datasource.url", EmbeddedPostgresSupport.newDatabase(), "spring.datasource.username", "postgres",
-        "spring.datasource.password", "", "gshare.temporal.address", TemporalTestServerSupport.address(),
-        "gshare.security.key-dir", Files.createTempDirectory("gshare-bench-keys").toString(),
-        "gshare.cluster-worker.image", "registry.example.com/gshare/cluster-worker:bench",
-        "server.port", "0", "logging.level.root", "WARN", "spring.datasource.hikari.maximum-pool-size", String.valueOf(clients + 4))
-        .entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
-    try (ConfigurableApplicationContext context = new SpringApplication(GshareApiApplication.class).run(properties)) {
+    int clients = BenchSupport.arg(args, 0, 32);
+    int perClient = BenchSupport.arg(args, 1, 100);
+    try (ConfigurableApplicationContext context = BenchSupport.startApi(
+        Map.of("spring.datasource.hikari.maximum-pool-size", String.valueOf(clients + 4)))) {
       JdbcClient jdbc = context.getBean(JdbcClient.class);
       PlacementService placement = context.getBean(PlacementService.class);
       CreditLedger ledger = context.getBean(CreditLedger.class);
@@ -116,19 +99,13 @@ public final class AllocationBench {
             having sum(a.gpumem_mib) > g.memory_mib or count(*) > g.split_count or sum(a.gpucores_percent) > g.cores_percent
                 or (count(*) filter (where a.gpumem_mib is null) > 0 and count(*) > 1)) over
           """).query(Integer.class).single();
-      List<Long> sorted = new ArrayList<>(latencies);
-      Collections.sort(sorted);
       System.out.printf("%nallocation benchmark: %d clients x %d requests, 128 GPUs x 10 slices, a third of placed sessions released as they go%n",
           clients, perClient);
       System.out.printf("  %.1f allocation decisions/s (%d placed, %d refused insufficient_capacity) in %.1f s%n",
-          sorted.size() / seconds, placed.get(), refused.get(), seconds);
-      System.out.printf("  latency: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", pct(sorted, 50), pct(sorted, 99),
-          sorted.get(sorted.size() - 1) / 1e6);
+          latencies.size() / seconds, placed.get(), refused.get(), seconds);
+      System.out.printf("  latency: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", BenchSupport.percentileMillis(latencies, 50),
+          BenchSupport.percentileMillis(latencies, 99), BenchSupport.maxMillis(latencies));
       System.out.printf("  oversubscribed GPUs: %d%n", oversubscribed);
     }
-  }
-
-  private static double pct(List<Long> sorted, int p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1)) / 1e6;
   }
 }

@@ -1,17 +1,13 @@
 package io.gshare.api.bench;
 
-import io.gshare.api.GshareApiApplication;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
-import io.gshare.api.support.EmbeddedPostgresSupport;
-import io.gshare.api.support.TemporalTestServerSupport;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,7 +16,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -37,34 +32,18 @@ public final class InventoryBench {
   private InventoryBench() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-      System.exit(0);
-    } catch (Exception e) {
-      e.printStackTrace();
-      System.exit(1);
-    }
+    BenchSupport.main(args, InventoryBench::run);
   }
 
   private static void run(String[] args) throws Exception {
-    int clusters = arg(args, 0, 50);
-    int nodes = arg(args, 1, 200);
-    int gpus = arg(args, 2, 8);
-    int rounds = arg(args, 3, 10);
-    int concurrency = arg(args, 4, 8);
+    int clusters = BenchSupport.arg(args, 0, 50);
+    int nodes = BenchSupport.arg(args, 1, 200);
+    int gpus = BenchSupport.arg(args, 2, 8);
+    int rounds = BenchSupport.arg(args, 3, 10);
+    int concurrency = BenchSupport.arg(args, 4, 8);
 
-    String jdbcUrl = EmbeddedPostgresSupport.newDatabase();
-    SpringApplication app = new SpringApplication(GshareApiApplication.class);
-    // Command-line properties: they outrank application.yaml's environment defaults.
-    String[] properties = Map.of(
-        "spring.datasource.url", jdbcUrl, "spring.datasource.username", "postgres", "spring.datasource.password", "",
-        "gshare.temporal.address", TemporalTestServerSupport.address(),
-        "gshare.security.key-dir", Files.createTempDirectory("gshare-bench-keys").toString(),
-        "gshare.cluster-worker.image", "registry.example.com/gshare/cluster-worker:bench",
-        "server.port", "0", "logging.level.root", "WARN", "spring.datasource.hikari.maximum-pool-size", "16",
-        "server.tomcat.threads.max", "32").entrySet().stream()
-        .map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
-    try (ConfigurableApplicationContext context = app.run(properties)) {
+    try (ConfigurableApplicationContext context = BenchSupport.startApi(
+        Map.of("spring.datasource.hikari.maximum-pool-size", "16", "server.tomcat.threads.max", "32"))) {
       int port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
       JdbcClient jdbc = context.getBean(JdbcClient.class);
       Tokens tokens = context.getBean(Tokens.class);
@@ -98,17 +77,16 @@ public final class InventoryBench {
       pool.shutdown();
 
       int steadyReports = clusters * rounds;
-      List<Long> sorted = new ArrayList<>(latencies);
-      Collections.sort(sorted);
       double perTick = clusters / 15.0;
       System.out.printf("%ninventory benchmark: %d clusters x %d nodes x %d GPUs (%d GPUs), %d steady rounds, %d clients%n",
           clusters, nodes, gpus, clusters * nodes * gpus, rounds, concurrency);
       System.out.printf("  first reports (all rows inserted): %d reports in %.2f s, p50 %.1f ms%n",
-          cold.size(), coldSeconds, percentile(sortedCopy(cold), 50) / 1e6);
+          cold.size(), coldSeconds, BenchSupport.percentileMillis(cold, 50));
       System.out.printf("  steady reports (nothing changed):  %.1f reports/s  (a 15 s tick needs %.1f/s: %.0fx headroom)%n",
           steadyReports / seconds, perTick, steadyReports / seconds / perTick);
       System.out.printf("  latency: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-          percentile(sorted, 50) / 1e6, percentile(sorted, 99) / 1e6, sorted.get(sorted.size() - 1) / 1e6);
+          BenchSupport.percentileMillis(latencies, 50), BenchSupport.percentileMillis(latencies, 99),
+          BenchSupport.maxMillis(latencies));
       System.out.printf("  rows written per unchanged report: %.2f (of %d node + %d GPU rows)%n",
           (double) rows / steadyReports, nodes, nodes * gpus);
       System.out.printf("  api request-thread CPU: %.1f ms per report; at a 15 s tick %.2f%% of one core%n",
@@ -180,19 +158,5 @@ public final class InventoryBench {
       json.append("]}");
     }
     return json.append("]}").toString();
-  }
-
-  private static List<Long> sortedCopy(List<Long> values) {
-    List<Long> copy = new ArrayList<>(values);
-    Collections.sort(copy);
-    return copy;
-  }
-
-  private static double percentile(List<Long> sorted, int p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
-  }
-
-  private static int arg(String[] args, int index, int fallback) {
-    return args.length > index ? Integer.parseInt(args[index]) : fallback;
   }
 }

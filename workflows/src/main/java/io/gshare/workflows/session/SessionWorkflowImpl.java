@@ -25,8 +25,6 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   static final String TERMINATE = "terminate";
   static final String CREDITS = "credits";
   static final String CHECK_POD = "check-pod";
-  /** The session pod's container, as the cluster worker names it. */
-  static final String CONTAINER = "session";
   /** The user is warned this long before the max runtime acts (or at half the runtime, if shorter). */
   static final Duration WARN_BEFORE = Duration.ofMinutes(10);
 
@@ -184,7 +182,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       operation.done("create the pod, service and ingress", "on " + placement.hostname());
       operation.start("wait until it runs");
       PodState pod = slowCluster.awaitRunning(start.sessionId());
-      operation.done("wait until it runs", "pod " + pod.phase() + " at " + pod.podIp());
+      operation.done("wait until it runs", "pod " + pod.phase() + " at " + pod.podIp() + " on " + pod.hostname());
       operation.start("open billing");
       url = "https://" + start.sessionDomain() + "/s/" + start.sessionId() + "/";
       state = "running";
@@ -248,7 +246,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
         String archive = slowCluster.checkpoint(start.sessionId());
         CheckpointTarget target = start.checkpointTarget();
         image = slowCluster.buildCheckpointImage(new CheckpointImage(start.sessionId(), placement.hostname(), archive,
-            CONTAINER, target.imageFor(start.sessionId(), Workflow.currentTimeMillis()), target.builderImage()));
+            target.imageFor(start.sessionId(), Workflow.currentTimeMillis()), target.builderImage()));
         operation.done("checkpoint", "lossless: " + image);
       } catch (ActivityFailure e) {
         operation.done("checkpoint", "checkpoint failed (" + rootMessage(e) + "): pausing cold");

@@ -48,7 +48,7 @@ class SessionWorkflowTest {
   void mocks() {
     control = mock(SessionControlActivities.class, withSettings().withoutAnnotations());
     cluster = mock(SessionClusterActivities.class, withSettings().withoutAnnotations());
-    when(cluster.awaitRunning(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1", "session"));
+    when(cluster.awaitRunning(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1"));
     when(cluster.checkpoint(SESSION)).thenReturn("/var/lib/kubelet/checkpoints/checkpoint-x.tar");
     when(cluster.buildCheckpointImage(any())).thenReturn(IMAGE);
     when(control.place(SESSION)).thenReturn(placement(false));
@@ -100,7 +100,7 @@ class SessionWorkflowTest {
     assertThat(paused.pauseKind()).isEqualTo("lossless");
     verify(cluster).checkpoint(SESSION);
     verify(cluster).buildCheckpointImage(argThat(c -> "/var/lib/kubelet/checkpoints/checkpoint-x.tar".equals(c.archive())
-        && "gpu-1".equals(c.hostname()) && "session".equals(c.container())
+        && "gpu-1".equals(c.hostname())
         && c.imageReference().startsWith("registry.example.com/gshare-checkpoints/gshare-ses-1:ckpt-")
         && TARGET.builderImage().equals(c.builderImage())));
     verify(control).settle(argThat(r -> "paused".equals(r.state()) && IMAGE.equals(r.checkpoint())));
@@ -211,7 +211,7 @@ class SessionWorkflowTest {
   void aStaleLostReportChangesNothing(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
     awaitState(env, session, "running");
-    when(cluster.podState(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1", "session"));
+    when(cluster.podState(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1"));
 
     SessionWorkflow signals = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(SESSION));
     signals.podLost("the pod is missing from the report");

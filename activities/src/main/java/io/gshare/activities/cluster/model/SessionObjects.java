@@ -67,12 +67,18 @@ public final class SessionObjects {
   }
 
   public static Map<String, String> labels(SessionPod s) {
+    Map<String, String> labels = labels("session", SESSION_LABEL, s.sessionId());
+    labels.put("gshare.io/user-id", s.userId());
+    return labels;
+  }
+
+  /** gShare's own labels on one of its objects in the cluster, and the id of what it belongs to. */
+  private static Map<String, String> labels(String component, String ownerLabel, String ownerId) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("app.kubernetes.io/managed-by", "gshare");
     labels.put("app.kubernetes.io/part-of", "gshare");
-    labels.put("app.kubernetes.io/component", "session");
-    labels.put(SESSION_LABEL, s.sessionId());
-    labels.put("gshare.io/user-id", s.userId());
+    labels.put("app.kubernetes.io/component", component);
+    labels.put(ownerLabel, ownerId);
     return labels;
   }
 
@@ -123,13 +129,9 @@ public final class SessionObjects {
    * volume serves one live session at a time), sized to the volume's quota, in the pool's StorageClass.
    */
   public static PersistentVolumeClaim claim(SessionVolume volume) {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put("app.kubernetes.io/managed-by", "gshare");
-    labels.put("app.kubernetes.io/part-of", "gshare");
-    labels.put("app.kubernetes.io/component", "volume");
-    labels.put(VOLUME_LABEL, volume.volumeId());
     return new PersistentVolumeClaimBuilder()
-        .withNewMetadata().withName(volume.claimName()).withNamespace(NAMESPACE).withLabels(labels).endMetadata()
+        .withNewMetadata().withName(volume.claimName()).withNamespace(NAMESPACE)
+        .withLabels(labels("volume", VOLUME_LABEL, volume.volumeId())).endMetadata()
         .withNewSpec()
         .withAccessModes("ReadWriteOnce")
         .withStorageClassName(volume.storageClass())
@@ -149,11 +151,6 @@ public final class SessionObjects {
    * mounts), at most 20 minutes. It carries no session label, so it is never taken for the session.
    */
   public static Pod checkpointBuilder(CheckpointImage c) {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put("app.kubernetes.io/managed-by", "gshare");
-    labels.put("app.kubernetes.io/part-of", "gshare");
-    labels.put("app.kubernetes.io/component", "checkpoint-image");
-    labels.put(CHECKPOINT_OF_LABEL, c.sessionId());
     Container builder = new ContainerBuilder()
         .withName("build")
         .withImage(c.builderImage())
@@ -161,7 +158,7 @@ public final class SessionObjects {
         .withEnv(
             new EnvVarBuilder().withName("ARCHIVE").withValue(c.archive()).build(),
             new EnvVarBuilder().withName("IMAGE").withValue(c.imageReference()).build(),
-            new EnvVarBuilder().withName("CONTAINER").withValue(c.container()).build(),
+            new EnvVarBuilder().withName("CONTAINER").withValue(CONTAINER).build(),
             new EnvVarBuilder().withName("TLS_VERIFY").withValue("false").build(),
             new EnvVarBuilder().withName("STORAGE_DRIVER").withValue("vfs").build(),
             new EnvVarBuilder().withName("BUILDAH_ISOLATION").withValue("chroot").build())
@@ -171,7 +168,8 @@ public final class SessionObjects {
         .endResources()
         .build();
     return new PodBuilder()
-        .withNewMetadata().withName(builderName(c.sessionId())).withNamespace(NAMESPACE).withLabels(labels).endMetadata()
+        .withNewMetadata().withName(builderName(c.sessionId())).withNamespace(NAMESPACE)
+        .withLabels(labels("checkpoint-image", CHECKPOINT_OF_LABEL, c.sessionId())).endMetadata()
         .withNewSpec()
         .withNodeName(c.hostname())
         .withRestartPolicy("Never")

@@ -50,7 +50,7 @@ class SessionObjectsTest {
     assertThat(pod.getMetadata().getAnnotations()).containsEntry("gshare.io/image", "registry.example.com/jupyter:1");
 
     Pod builder = SessionObjects.checkpointBuilder(new io.gshare.workflows.session.CheckpointImage("ses_k2j8", "gpu-1",
-        "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "session", "10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1",
+        "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1",
         "registry.example.com/tools/buildah:1"));
     assertThat(builder.getMetadata().getName()).isEqualTo("gshare-ckpt-ses-k2j8");
     assertThat(builder.getMetadata().getLabels()).doesNotContainKey(SessionObjects.SESSION_LABEL)
@@ -64,6 +64,10 @@ class SessionObjectsTest {
     assertThat(build.getEnv()).anySatisfy(e -> {
       assertThat(e.getName()).isEqualTo("IMAGE");
       assertThat(e.getValue()).endsWith(":ckpt-1");
+    });
+    assertThat(build.getEnv()).as("the checkpoint names the session's container").anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("CONTAINER");
+      assertThat(e.getValue()).isEqualTo(pod.getSpec().getContainers().get(0).getName());
     });
   }
 
