@@ -4,7 +4,6 @@ import io.gshare.workflows.common.Ids;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +70,7 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
         if (interval.isNegative() || interval.isZero()) {
           problems.add("GSHARE_INVENTORY_INTERVAL must be a positive number of seconds");
         }
-      } catch (NumberFormatException | DateTimeParseException e) {
+      } catch (NumberFormatException e) {
         problems.add("GSHARE_INVENTORY_INTERVAL '" + seconds + "' is not a number of seconds");
       }
     }

@@ -33,7 +33,7 @@ final class ControlPlaneClient {
     this.token = token;
   }
 
-  String post(String path, Object body) throws IOException, InterruptedException {
+  void post(String path, Object body) throws IOException, InterruptedException {
     HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve(path))
         .timeout(Duration.ofSeconds(30))
         .header("Authorization", "Bearer " + token.token())
@@ -44,6 +44,5 @@ final class ControlPlaneClient {
     if (response.statusCode() / 100 != 2) {
       throw new Refused(response.statusCode(), response.body());
     }
-    return response.body();
   }
 }

@@ -32,9 +32,14 @@ final class SessionStatusReporter {
   }
 
   static Report report(KubernetesClient kubernetes) {
+    return report(kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(SessionObjects.SESSION_LABEL)
+        .list().getItems());
+  }
+
+  /** The report of these pods, all of the cluster's session pods. */
+  static Report report(List<Pod> pods) {
     List<SessionStatus> sessions = new ArrayList<>();
-    for (Pod pod : kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(SessionObjects.SESSION_LABEL)
-        .list().getItems()) {
+    for (Pod pod : pods) {
       String sessionId = pod.getMetadata().getLabels().get(SessionObjects.SESSION_LABEL);
       var status = pod.getStatus();
       String phase = pod.getMetadata().getDeletionTimestamp() != null ? "Terminating"

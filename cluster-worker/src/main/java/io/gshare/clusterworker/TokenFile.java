@@ -22,10 +22,6 @@ final class TokenFile {
     this.path = path;
   }
 
-  Path path() {
-    return path;
-  }
-
   /** The current token; throws when the file is missing or empty. */
   synchronized String token() {
     try {

@@ -24,7 +24,6 @@ class SessionStatusReporterTest {
       client.resource(pod("gshare-ses-a", Map.of("gshare.io/session-id", "ses_a"))).create();
       client.resource(pod("someone-elses", Map.of("app", "other"))).create();
 
-      assertThat(SessionStatusReporter.report(client).complete()).isTrue();
       await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
         SessionStatusReporter.Report report = SessionStatusReporter.report(client);
         assertThat(report.sessions()).singleElement().satisfies(s -> {
@@ -34,11 +33,29 @@ class SessionStatusReporterTest {
           assertThat(s.podIp()).isNotBlank();
         });
       });
-
-      client.pods().inNamespace("gshare-sessions").withName("gshare-ses-a").delete();
-      await().atMost(Duration.ofSeconds(20)).until(() -> SessionStatusReporter.report(client).sessions().stream()
-          .allMatch(s -> "Terminating".equals(s.phase())));
     }
+  }
+
+  @Test
+  void saysWhatTheClusterSaysAboutPodsThatAreNotSimplyRunning() {
+    var deleting = pod("gshare-ses-b", Map.of("gshare.io/session-id", "ses_b"));
+    deleting.getMetadata().setDeletionTimestamp("2026-12-02T10:00:00Z");
+    var oomKilled = pod("gshare-ses-c", Map.of("gshare.io/session-id", "ses_c"));
+    oomKilled.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Failed")
+        .addNewContainerStatus().withName("session").withNewState().withNewTerminated().withReason("OOMKilled")
+        .withExitCode(137).endTerminated().endState().endContainerStatus().build());
+    var evicted = pod("gshare-ses-d", Map.of("gshare.io/session-id", "ses_d"));
+    evicted.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Failed").withReason("Evicted")
+        .withMessage("The node was low on resource: memory.").build());
+
+    SessionStatusReporter.Report report = SessionStatusReporter.report(List.of(deleting, oomKilled, evicted));
+
+    assertThat(report.complete()).isTrue();
+    assertThat(report.sessions()).extracting(SessionStatusReporter.SessionStatus::sessionId, SessionStatusReporter.SessionStatus::phase,
+        SessionStatusReporter.SessionStatus::message).containsExactly(
+            org.assertj.core.groups.Tuple.tuple("ses_b", "Terminating", null),
+            org.assertj.core.groups.Tuple.tuple("ses_c", "Failed", "container session OOMKilled (exit code 137)"),
+            org.assertj.core.groups.Tuple.tuple("ses_d", "Failed", "Evicted: The node was low on resource: memory."));
   }
 
   private static io.fabric8.kubernetes.api.model.Pod pod(String name, Map<String, String> labels) {

@@ -27,8 +27,14 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   static final String FIELD_MANAGER = "gshare-cluster-worker";
 
   private final KubernetesClient client;
+  /** How long the kubelet may take to dump a container (GPU memory included). */
+  static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(10);
+
   private final Duration pollInterval;
   private final Duration watchSlice;
+  /** How long a deleted pod may take to go (its grace period, 30 s by default, and some). */
+  private final Duration deletionWait = Duration.ofSeconds(45);
+  private KubernetesClient checkpointClient;
 
   /**
    * @param pollInterval the pause before reading again after a watch failed
@@ -46,20 +52,13 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
 
   @Override
   public void ensureObjects(SessionPod session) {
-    client.resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-        .withName(SessionObjects.NAMESPACE).addToLabels("app.kubernetes.io/managed-by", "gshare").endMetadata().build())
-        .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    apply(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+        .withName(SessionObjects.NAMESPACE).addToLabels("app.kubernetes.io/managed-by", "gshare").endMetadata().build());
     if (session.volume() != null) {
       ensureClaim(session.volume());
     }
-    String name = SessionObjects.name(session.sessionId());
-    Pod existing = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();
-    if (existing != null && existing.getStatus() != null && "Failed".equals(existing.getStatus().getPhase())) {
-      // A failed pod from an earlier attempt: pods are immutable, make a new one.
-      client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
-      existing = null;
-    }
-    if (existing == null) {
+    var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.name(session.sessionId()));
+    if (current(resource, "Failed") == null) {
       apply(SessionObjects.pod(session));
     }
     apply(SessionObjects.service(session));
@@ -104,17 +103,22 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     }
   }
 
+  /**
+   * A retry finds this checkpoint's builder and waits on it (or, finished, answers at once: its first
+   * attempt pushed the image and removed the archive). The builder stays until the pause deletes the
+   * session's pod, which removes it too.
+   */
   @Override
   public String buildCheckpointImage(CheckpointImage checkpoint) {
     String name = SessionObjects.builderName(checkpoint.sessionId());
     var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name);
-    Pod builder = resource.get();
-    if (builder != null && "Failed".equals(phaseOf(builder))) {
-      resource.delete(); // an earlier attempt's: pods are immutable, start over
+    Pod builder = current(resource, "Failed");
+    if (builder != null && !checkpoint.imageReference().equals(imageOf(builder))) {
+      delete(resource); // another pause's builder: each pause has its own tag
       builder = null;
     }
     if (builder == null) {
-      builder = client.resource(SessionObjects.checkpointBuilder(checkpoint)).create();
+      client.resource(SessionObjects.checkpointBuilder(checkpoint)).create();
       log.info("session {}: building {} from {} on {}", checkpoint.sessionId(), checkpoint.imageReference(),
           checkpoint.archive(), checkpoint.hostname());
     }
@@ -126,12 +130,10 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       String phase = phaseOf(pod);
       Activity.getExecutionContext().heartbeat(phase);
       if ("Succeeded".equals(phase)) {
-        resource.delete();
         return checkpoint.imageReference();
       }
       if ("Failed".equals(phase)) {
         String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : "Failed";
-        resource.delete();
         throw ApplicationFailure.newNonRetryableFailure("the checkpoint image of " + checkpoint.sessionId()
             + " could not be built on " + checkpoint.hostname() + ": " + reason, "CheckpointImageFailed");
       }
@@ -149,6 +151,36 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       log.debug("a pod watch failed ({}); reading again", watchFailed.getMessage());
       pause(pollInterval);
     }
+  }
+
+  /**
+   * The pod as it stands, or null once any stale one is gone: a pod being deleted (a pause moments
+   * ago), or one in {@code stalePhase} from an earlier attempt — pods are immutable, so it is deleted
+   * and a new one made. Waits for a deletion to finish; throws (retryably) if it takes too long.
+   */
+  private Pod current(PodResource resource, String stalePhase) {
+    Pod pod = resource.get();
+    if (pod != null && (pod.getMetadata().getDeletionTimestamp() != null || stalePhase.equals(phaseOf(pod)))) {
+      delete(resource);
+      return null;
+    }
+    return pod;
+  }
+
+  /** Deletes the pod and waits until it is gone, so nothing mistakes the old one for a new one. */
+  private void delete(PodResource resource) {
+    resource.delete();
+    try {
+      resource.waitUntilCondition(java.util.Objects::isNull, deletionWait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (KubernetesClientTimeoutException stillThere) {
+      throw new IllegalStateException("a pod of the session is still terminating after " + deletionWait.toSeconds()
+          + "s; trying again");
+    }
+  }
+
+  private static String imageOf(Pod pod) {
+    return pod.getSpec().getContainers().get(0).getEnv().stream().filter(e -> "IMAGE".equals(e.getName()))
+        .map(io.fabric8.kubernetes.api.model.EnvVar::getValue).findFirst().orElse(null);
   }
 
   private static String phaseOf(Pod pod) {
@@ -192,26 +224,44 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     if (pod == null || pod.getSpec().getNodeName() == null) {
       throw ApplicationFailure.newNonRetryableFailure("pod " + name + " is not running", "CheckpointImpossible");
     }
-    // The kubelet checkpoint API (KEP-2008), reached through the apiserver's node proxy.
-    String answer = client.raw(client.getConfiguration().getMasterUrl().replaceAll("/$", "") + "/api/v1/nodes/"
+    // The kubelet checkpoint API (KEP-2008), reached through the apiserver's node proxy. Dumping GPU
+    // memory takes long: the kubelet gets its own timeout, and the call a client that waits as long.
+    String answer = checkpointClient().raw(client.getConfiguration().getMasterUrl().replaceAll("/$", "") + "/api/v1/nodes/"
         + pod.getSpec().getNodeName() + "/proxy/checkpoint/" + SessionObjects.NAMESPACE + "/" + name + "/"
-        + SessionObjects.CONTAINER, "POST", null);
+        + SessionObjects.CONTAINER + "?timeout=" + CHECKPOINT_TIMEOUT.toSeconds(), "POST", null);
     if (answer == null) {
       throw new IllegalStateException("the kubelet of " + pod.getSpec().getNodeName() + " refused the checkpoint");
     }
-    int start = answer.indexOf("\"items\"");
-    int quote = answer.indexOf('"', answer.indexOf('[', start) + 1);
-    String archive = answer.substring(quote + 1, answer.indexOf('"', quote + 1));
+    // {"items": ["/var/lib/kubelet/checkpoints/checkpoint-<pod>-<container>-<time>.tar"]}
+    Object items = client.getKubernetesSerialization().unmarshal(answer, java.util.Map.class).get("items");
+    if (!(items instanceof java.util.List<?> archives) || archives.isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure("the kubelet answered no checkpoint archive: " + answer,
+          "CheckpointImpossible");
+    }
+    String archive = String.valueOf(archives.get(0));
     log.info("session {}: checkpointed to {}", sessionId, archive);
     return archive;
   }
 
+  /** Also removes a finished checkpoint builder; waits until the pod is gone so a resume never finds it. */
   @Override
   public void deleteObjects(String sessionId) {
     String name = SessionObjects.name(sessionId);
     client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
     client.services().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
-    client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+    client.pods().inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.builderName(sessionId)).delete();
+    delete(client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name));
+  }
+
+  /** A client like the worker's whose requests may last as long as a checkpoint; made on first use. */
+  private synchronized KubernetesClient checkpointClient() {
+    if (checkpointClient == null) {
+      checkpointClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+          .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+              .withRequestTimeout((int) CHECKPOINT_TIMEOUT.plusMinutes(1).toMillis()).build())
+          .build();
+    }
+    return checkpointClient;
   }
 
   private void apply(HasMetadata object) {

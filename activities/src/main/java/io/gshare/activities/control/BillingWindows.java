@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionOperations;
 
 /**
  * Billing windows: opened when a session starts running, closed when it pauses or ends. Charging a
@@ -31,25 +32,27 @@ public final class BillingWindows {
   private final JdbcClient jdbc;
   private final CreditLedger ledger;
   private final Clock clock;
+  private final TransactionOperations transactions;
 
-  public BillingWindows(JdbcClient jdbc, CreditLedger ledger, Clock clock) {
+  /** @param transactions closing runs in one: its partial minute depends on the time it is done */
+  public BillingWindows(JdbcClient jdbc, CreditLedger ledger, Clock clock, TransactionOperations transactions) {
     this.jdbc = jdbc;
     this.ledger = ledger;
     this.clock = clock;
+    this.transactions = transactions;
   }
 
   /** Opens a window from now at the session's price, unless one is open. */
   public void open(String sessionId) {
     Instant now = clock.instant();
-    jdbc.sql("insert into credit_accounts (id, user_id) select 'acc-' || user_id, user_id from sessions where id = :s on conflict do nothing")
-        .param("s", sessionId).update();
+    String userId = jdbc.sql("select user_id from sessions where id = :s").param("s", sessionId).query(String.class).single();
     jdbc.sql("""
         insert into billing_windows (id, session_id, account_id, price_per_hour, opened_at, charged_through)
-        select :id, s.id, 'acc-' || s.user_id, s.price_per_hour, :now, :now from sessions s where s.id = :s
+        select :id, s.id, :account, s.price_per_hour, :now, :now from sessions s where s.id = :s
         on conflict do nothing
         """)
         .param("id", "bw-" + sessionId.replace('_', '-') + "-" + now.toEpochMilli()).param("s", sessionId)
-        .param("now", Timestamp.from(now)).update();
+        .param("account", ledger.accountOf(userId)).param("now", Timestamp.from(now)).update();
   }
 
   public Optional<Window> openWindowOf(String sessionId) {
@@ -85,8 +88,16 @@ public final class BillingWindows {
     return booked;
   }
 
-  /** Charges the full minutes, settles the partial last one, closes the window. Nothing happens when none is open. */
+  /**
+   * Charges the full minutes, settles the partial last one, closes the window; nothing happens when none
+   * is open. One transaction: the partial minute is priced at the time of the call, and its key is one
+   * per window, so a retry after a half-done close must find either nothing done or all of it.
+   */
   public void close(String sessionId) {
+    transactions.executeWithoutResult(tx -> closeNow(sessionId));
+  }
+
+  private void closeNow(String sessionId) {
     Optional<Window> open = openWindowOf(sessionId);
     if (open.isEmpty()) {
       return;

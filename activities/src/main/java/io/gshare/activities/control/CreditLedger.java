@@ -23,9 +23,14 @@ public final class CreditLedger {
     this.jdbc = jdbc;
   }
 
-  /** The user's account, created on first use; its id is derived from the user's, so racing creators agree. */
+  /** The id of the user's account, whether or not it exists yet: derived from the user's, so racing creators agree. */
+  public static String accountIdOf(String userId) {
+    return "acc-" + userId;
+  }
+
+  /** The user's account, created on first use. */
   public String accountOf(String userId) {
-    String id = "acc-" + userId;
+    String id = accountIdOf(userId);
     jdbc.sql("insert into credit_accounts (id, user_id) values (:id, :user) on conflict do nothing")
         .param("id", id).param("user", userId).update();
     return id;

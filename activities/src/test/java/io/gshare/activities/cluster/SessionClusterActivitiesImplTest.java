@@ -75,12 +75,22 @@ class SessionClusterActivitiesImplTest {
   }
 
   @Test
-  void aCheckpointImageIsBuiltByAPodOnItsNodeWhichIsRemovedAfterwards() {
+  void aCheckpointImageIsBuiltOnceByAPodOnItsNodeWhichTheSessionsDeleteRemoves() {
     var checkpoint = new io.gshare.workflows.session.CheckpointImage("ses_c", "gpu-1",
         "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1",
         "registry.example.com/tools/buildah:1");
 
     assertThat(activities.buildCheckpointImage(checkpoint)).isEqualTo("10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1");
+    var builder = client.pods().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ckpt-ses-c").get();
+    assertThat(builder.getSpec().getNodeName()).isEqualTo("gpu-1");
+    assertThat(builder.getStatus().getPhase()).isEqualTo("Succeeded");
+
+    // A retry after a lost answer: the archive is gone, the image pushed; the finished builder answers.
+    assertThat(activities.buildCheckpointImage(checkpoint)).isEqualTo("10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1");
+    assertThat(client.pods().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ckpt-ses-c").get().getMetadata().getUid())
+        .as("no second build").isEqualTo(builder.getMetadata().getUid());
+
+    activities.deleteObjects("ses_c");
     assertThat(client.pods().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ckpt-ses-c").get()).isNull();
   }
 
@@ -95,6 +105,7 @@ class SessionClusterActivitiesImplTest {
         .isInstanceOf(ActivityFailure.class)
         .cause().isInstanceOfSatisfying(ApplicationFailure.class, failure ->
             assertThat(failure.getType()).isEqualTo("CheckpointImageFailed"));
+    activities.deleteObjects("ses_d");
     assertThat(client.pods().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ckpt-ses-d").get()).isNull();
   }
 

@@ -43,11 +43,6 @@ public class ClusterRepository {
         .query(ClusterRepository::map).optional();
   }
 
-  public boolean nameTaken(String name) {
-    return jdbc.sql("select count(*) from clusters where name = :n and status <> 'detached'").param("n", name)
-        .query(Integer.class).single() > 0;
-  }
-
   public void insert(String id, String name, byte[] kubeconfig, String sessionDomain, String ingressNode,
       String checkpointRegistry, String storageSettings) {
     jdbc.sql("""

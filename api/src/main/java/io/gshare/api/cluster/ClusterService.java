@@ -73,12 +73,14 @@ public class ClusterService {
     requireDomain(sessionDomain);
     requireRegistry(checkpointRegistry);
     KubeconfigValidator.validate(kubeconfig, dev.allowLoopbackKubeconfig());
-    if (clusters.nameTaken(name)) {
+    String id = NewIds.next("clu");
+    try {
+      clusters.insert(id, name, cipher.encrypt(id, kubeconfig), sessionDomain, ingressNode,
+          blankToNull(checkpointRegistry), toJson(storageSettings));
+    } catch (org.springframework.dao.DuplicateKeyException taken) {
+      // The live-name unique index decides, so two registrations racing get one 409, not a 500.
       throw new GshareException(ProblemCode.CONFLICT, "a cluster named " + name + " is already registered");
     }
-    String id = NewIds.next("clu");
-    clusters.insert(id, name, cipher.encrypt(id, kubeconfig), sessionDomain, ingressNode,
-        blankToNull(checkpointRegistry), toJson(storageSettings));
     return new Started(clusters.findById(id).orElseThrow(), startAttach(caller, id));
   }
 

@@ -73,6 +73,10 @@ class InternalReportService {
           .param("id", s.sessionId()).param("phase", s.phase()).param("ip", s.podIp()).param("node", s.node())
           .update();
     }
+    boolean anyEnded = report.sessions().stream().anyMatch(s -> "Failed".equals(s.phase()) || "Succeeded".equals(s.phase()));
+    if (!report.isComplete() && !anyEnded) {
+      return new StatusApplied(written, Map.of());
+    }
     Set<String> running = Set.copyOf(jdbc.sql("select id from sessions where cluster_id = :c and state = 'running'")
         .param("c", caller.clusterId()).query(String.class).list());
     Map<String, String> lost = new HashMap<>();

@@ -47,8 +47,8 @@ public class PlacementService {
     }
   }
 
-  /** A decision: where, what it costs, and for whom. */
-  public record Decision(GpuPlacement placement, BigDecimal pricePerHour, String accountId) {}
+  /** A decision: where, what it costs, and the policy it was taken under (which the session then runs by). */
+  public record Decision(GpuPlacement placement, BigDecimal pricePerHour, Policy policy) {}
 
   private static final Set<String> LIVE_STATES = Set.of("pending", "creating", "running", "pausing", "resuming");
 
@@ -108,6 +108,11 @@ public class PlacementService {
     Policy policy = policies.effective(teamId);
 
     if (policy.maxConcurrentSessions() != null) {
+      if (write) {
+        // One admission per user at a time: two creates racing must each count the other's session.
+        jdbc.sql("select pg_advisory_xact_lock(hashtext(:key))").param("key", "gshare-user:" + request.userId())
+            .query((rs, n) -> 1).list();
+      }
       int live = jdbc.sql("select count(*) from sessions where user_id = :u and state = any(:states)"
               + (request.sessionId() == null ? "" : " and id <> :s"))
           .param("u", request.userId()).param("states", LIVE_STATES.toArray(String[]::new))
@@ -119,8 +124,7 @@ public class PlacementService {
       }
     }
 
-    String account = write ? ledger.accountOf(request.userId()) : "acc-" + request.userId();
-    BigDecimal balance = ledger.balance(account);
+    BigDecimal balance = ledger.balance(CreditLedger.accountIdOf(request.userId()));
     BigDecimal firstMinute = offering.pricePerHour().divide(BigDecimal.valueOf(60), 6, RoundingMode.UP);
     BigDecimal needed = policy.minBalanceToStart().max(firstMinute);
     if (needed.signum() > 0 && balance.compareTo(needed) < 0) {
@@ -172,7 +176,7 @@ public class PlacementService {
                 .update();
           }
         }
-        return new Decision(chosen, offering.pricePerHour(), account);
+        return new Decision(chosen, offering.pricePerHour(), policy);
       }
     }
     if (!anyHardware) {

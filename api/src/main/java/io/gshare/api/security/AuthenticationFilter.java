@@ -89,10 +89,11 @@ public class AuthenticationFilter extends OncePerRequestFilter {
       throw new InvalidTokenException("token subject is not operator:<clusterId>");
     }
     String clusterId = subject.substring(OPERATOR_PREFIX.length());
-    boolean registered = jdbc.sql("select count(*) from clusters where id = :id").param("id", clusterId)
-        .query(Integer.class).single() > 0;
+    // A detached cluster's worker may live on (its cluster was unreachable at detach): its token is dead.
+    boolean registered = jdbc.sql("select count(*) from clusters where id = :id and status <> 'detached'")
+        .param("id", clusterId).query(Integer.class).single() > 0;
     if (!registered) {
-      throw new InvalidTokenException("cluster " + clusterId + " is not registered");
+      throw new InvalidTokenException("cluster " + clusterId + " is not registered (or was detached)");
     }
     return new Caller.Operator(clusterId);
   }

@@ -50,7 +50,12 @@ class MeteringSchedule {
     this.schedules = schedules;
   }
 
+  /** A listener that returns nothing: Spring would publish a returned value as an event. */
   @EventListener(ApplicationReadyEvent.class)
+  void onReady() {
+    start();
+  }
+
   Kind start() {
     Kind kind = schedule();
     scheduled = kind != Kind.NONE;

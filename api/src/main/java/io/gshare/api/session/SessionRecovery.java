@@ -14,7 +14,6 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -22,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -54,14 +54,31 @@ public class SessionRecovery {
   }
 
   record Row(String id, String userId, String clusterId, String state, String imageReference, int port, String path,
-      String domain, BigDecimal price, String checkpoint, String mode, String model, String teamId, String volumeId,
-      Duration runUsed) {}
+      String domain, String checkpoint, String mode, String model, String teamId, String volumeId,
+      String checkpointRegistry, Duration runUsed) {}
+
+  /** True until one pass recovered every session it looked at (Temporal may not be up when the api is). */
+  private volatile boolean unfinishedBusiness = true;
 
   @EventListener(ApplicationReadyEvent.class)
+  void onReady() {
+    recoverAll();
+  }
+
+  /** Tries again, every minute, while the last pass could not reach every session's workflow. */
+  @Scheduled(fixedDelayString = "${gshare.sessions.recovery-retry-interval:60s}",
+      initialDelayString = "${gshare.sessions.recovery-retry-interval:60s}")
+  void retryWhileUnfinished() {
+    if (unfinishedBusiness) {
+      recoverAll();
+    }
+  }
+
   public void recoverAll() {
     List<Row> unfinished = jdbc.sql("""
         select s.id, s.user_id, s.cluster_id, s.state, s.image_reference, coalesce(i.port, 8888), coalesce(i.path, '/'),
-               c.session_domain, s.price_per_hour, s.checkpoint_image, s.mode, s.gpu_model, u.team_id, s.volume_id,
+               c.session_domain, s.checkpoint_image, s.mode, s.gpu_model, u.team_id, s.volume_id,
+               c.checkpoint_registry,
                -- the run so far: its billing window opened when it started running
                (select extract(epoch from now() - w.opened_at)::bigint from billing_windows w
                  where w.session_id = s.id and w.closed_at is null)
@@ -70,11 +87,11 @@ public class SessionRecovery {
          where s.state not in ('terminated', 'failed')
         """)
         .query((rs, n) -> new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-            rs.getInt(6), rs.getString(7), rs.getString(8), rs.getBigDecimal(9), rs.getString(10), rs.getString(11),
-            rs.getString(12), rs.getString(13), rs.getString(14),
-            Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
+            rs.getInt(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10), rs.getString(11),
+            rs.getString(12), rs.getString(13), rs.getString(14), Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
         .list();
     int recovered = 0;
+    int failed = 0;
     for (Row row : unfinished) {
       try {
         if (!running(WorkflowIds.session(row.id()))) {
@@ -82,9 +99,11 @@ public class SessionRecovery {
           recovered++;
         }
       } catch (RuntimeException e) {
-        log.error("could not recover session {}: {}", row.id(), e.toString());
+        failed++;
+        log.error("could not recover session {} (tried again in a minute): {}", row.id(), e.toString());
       }
     }
+    unfinishedBusiness = failed > 0;
     if (recovered > 0) {
       log.warn("recovered {} session(s) whose workflows Temporal no longer had", recovered);
     }
@@ -107,10 +126,10 @@ public class SessionRecovery {
     }
     log.warn("session {} ({}) has no workflow: starting one from Postgres", row.id(), row.state());
     sessions.startWorkflow(new SessionStart(row.id(), row.userId(), row.clusterId(), "paused".equals(state) ? null : placement,
-        row.imageReference(), row.port(), row.path(), row.domain(), sessions.authUrl(), row.price(),
+        row.imageReference(), row.port(), row.path(), row.domain(), sessions.authUrl(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
         policy.maxRuntimeAction(), "running".equals(state) ? row.runUsed() : Duration.ZERO, state, row.checkpoint(),
-        row.volumeId() == null ? null : sessions.volumeOf(row.volumeId()), sessions.checkpointTarget(row.clusterId())));
+        row.volumeId() == null ? null : sessions.volumeOf(row.volumeId()), sessions.checkpointTarget(row.checkpointRegistry())));
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(row.id()));
     if ("terminating".equals(row.state())) {
       workflow.terminate();

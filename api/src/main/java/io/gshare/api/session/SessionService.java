@@ -5,7 +5,6 @@ import io.gshare.api.error.GshareException;
 import io.gshare.api.error.ProblemCode;
 import io.gshare.api.placement.PlacementService;
 import io.gshare.api.policy.Policy;
-import io.gshare.api.policy.PolicyRepository;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.api.support.NewIds;
@@ -42,13 +41,12 @@ public class SessionService {
   private final JdbcClient jdbc;
   private final PlacementService placement;
   private final OfferingRepository offerings;
-  private final PolicyRepository policies;
   private final WorkflowClient client;
   private final Access access;
   private final TransactionTemplate transactions;
   private final String authUrl;
 
-  SessionService(JdbcClient jdbc, PlacementService placement, OfferingRepository offerings, PolicyRepository policies,
+  SessionService(JdbcClient jdbc, PlacementService placement, OfferingRepository offerings,
       WorkflowClient client, Access access, TransactionTemplate transactions,
       @Value("${gshare.sessions.auth-url:}") String authUrl,
       @Value("${gshare.cluster-worker.control-plane-url:}") String controlPlaneUrl,
@@ -56,7 +54,6 @@ public class SessionService {
     this.jdbc = jdbc;
     this.placement = placement;
     this.offerings = offerings;
-    this.policies = policies;
     this.client = client;
     this.access = access;
     this.transactions = transactions;
@@ -72,15 +69,9 @@ public class SessionService {
    * Where the cluster's lossless pauses push their images: its {@code checkpoint_registry} and the
    * configured builder image; null (every pause cold) when either is missing.
    */
-  CheckpointTarget checkpointTarget(String clusterId) {
-    if (checkpointBuilderImage == null || checkpointBuilderImage.isBlank()) {
-      return null;
-    }
-    return jdbc.sql("select checkpoint_registry from clusters where id = :c").param("c", clusterId)
-        .query((rs, n) -> rs.getString(1)).optional()
-        .filter(registry -> registry != null)
-        .map(registry -> new CheckpointTarget(registry, checkpointBuilderImage))
-        .orElse(null);
+  CheckpointTarget checkpointTarget(String checkpointRegistry) {
+    return checkpointBuilderImage == null || checkpointBuilderImage.isBlank() || checkpointRegistry == null ? null
+        : new CheckpointTarget(checkpointRegistry, checkpointBuilderImage);
   }
 
   /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */
@@ -118,14 +109,12 @@ public class SessionService {
       refuseWhenVolumeInUse(volumeId);
       throw raced;
     }
-    String teamId = jdbc.sql("select team_id from users where id = :u").param("u", caller.userId())
-        .query(String.class).optional().orElse(null);
-    Policy policy = policies.effective(teamId);
-    SessionStart start = new SessionStart(sessionId, caller.userId(), placed.placement().clusterId(), placed.placement(),
-        image.reference(), image.port(), image.path(), placed.domain(), authUrl(), offering.pricePerHour(),
+    Policy policy = placed.decision().policy();
+    GpuPlacement where = placed.decision().placement();
+    SessionStart start = new SessionStart(sessionId, caller.userId(), where.clusterId(), where,
+        image.reference(), image.port(), image.path(), placed.domain(), authUrl(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        policy.maxRuntimeAction(), Duration.ZERO, "creating", null, volume,
-        checkpointTarget(placed.placement().clusterId()));
+        policy.maxRuntimeAction(), Duration.ZERO, "creating", null, volume, checkpointTarget(placed.checkpointRegistry()));
     try {
       startWorkflow(start);
     } catch (RuntimeException e) {
@@ -138,7 +127,7 @@ public class SessionService {
     return sessionId;
   }
 
-  private record Placed(GpuPlacement placement, String domain, String clusterName) {}
+  private record Placed(PlacementService.Decision decision, String domain, String checkpointRegistry) {}
 
   /** The session row, its GPUs and (with a volume) the claim its cluster will make: one transaction. */
   private Placed place(Caller.User caller, String sessionId, OfferingRepository.Offering offering, String imageId,
@@ -153,11 +142,13 @@ public class SessionService {
         .param("img", imageId).param("ref", image.reference()).param("vol", volumeId)
         .param("wf", WorkflowIds.session(sessionId))
         .update();
-    GpuPlacement where = placement.allocate(new PlacementService.Request(sessionId, caller.userId(), offering.id()))
-        .placement();
-    record Cluster(String domain, String name) {}
-    Cluster cluster = jdbc.sql("select session_domain, name from clusters where id = :c").param("c", where.clusterId())
-        .query((rs, n) -> new Cluster(rs.getString(1), rs.getString(2))).single();
+    PlacementService.Decision decision = placement.allocate(
+        new PlacementService.Request(sessionId, caller.userId(), offering.id()));
+    GpuPlacement where = decision.placement();
+    record Cluster(String domain, String name, String checkpointRegistry) {}
+    Cluster cluster = jdbc.sql("select session_domain, name, checkpoint_registry from clusters where id = :c")
+        .param("c", where.clusterId())
+        .query((rs, n) -> new Cluster(rs.getString(1), rs.getString(2), rs.getString(3))).single();
     jdbc.sql("""
         update sessions set state = 'creating', cluster_id = :c, cluster_name = :cn, node_id = :n, node_hostname = :h
          where id = :id
@@ -172,7 +163,7 @@ public class SessionService {
           """).param("v", volumeId).param("c", where.clusterId()).param("pvc", SessionVolume.claimNameOf(volumeId))
           .update();
     }
-    return new Placed(where, cluster.domain(), cluster.name());
+    return new Placed(decision, cluster.domain(), cluster.checkpointRegistry());
   }
 
   private void refuseWhenVolumeInUse(String volumeId) {

@@ -177,7 +177,8 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
       assertThat(cluster(attach[0]).get("offline_nodes").asInt()).isEqualTo(4);
     });
     String nodeId = nodes(attach[0]).get(0).get("id").asText();
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(json.readTree(
+    // One alert, and still one after a few more liveness sweeps (1 s apart here).
+    await().atMost(Duration.ofSeconds(15)).during(Duration.ofSeconds(4)).untilAsserted(() -> assertThat(json.readTree(
         get("/api/v1/audit?action=node.offline&object_id=" + nodeId, admin).body()).get("items")).hasSize(1));
     assertThat(json.readTree(get("/api/v1/nodes?cluster_id=" + attach[0] + "&liveness=ready", admin).body())
         .get("items")).isEmpty();
@@ -228,8 +229,10 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
           json.writeValueAsString(Map.of("name", "bad-one", "kubeconfig", kubeconfig)), admin);
       assertThat(response.statusCode()).as(kubeconfig).isEqualTo(422);
     }
-    assertThat(post("/api/v1/clusters", json.writeValueAsString(Map.of("name", "Bad Name!", "kubeconfig", "x")), admin)
-        .statusCode()).isEqualTo(422);
+    HttpResponse<String> badName = post("/api/v1/clusters",
+        json.writeValueAsString(Map.of("name", "Bad Name!", "kubeconfig", "x")), admin);
+    assertThat(badName.statusCode()).isEqualTo(422);
+    assertThat(badName.body()).as("refused for its name, before the kubeconfig is read").contains("DNS label");
     assertThat(post("/api/v1/clusters", json.writeValueAsString(Map.of("name", "x", "kubeconfig", "y")),
         tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
     assertThat(jdbc.sql("select count(*) from clusters").query(Integer.class).single()).isEqualTo(before);

@@ -29,6 +29,7 @@ class PlacementIT extends ApiIntegrationTest {
   @Autowired PlacementService placement;
   @Autowired CreditLedger ledger;
   @Autowired ObjectMapper json;
+  @Autowired org.springframework.transaction.support.TransactionTemplate transactions;
   private InventoryFixture fixture;
   private String model;
 
@@ -203,6 +204,43 @@ class PlacementIT extends ApiIntegrationTest {
         });
     placement.release(first);
     assertThat(placement.allocate(new PlacementService.Request(withVolume, user, one)).placement().clusterId()).isEqualTo(home);
+  }
+
+  @Test
+  void concurrentCreatesOfOneUserNeverExceedItsConcurrencyLimit() throws Exception {
+    String cluster = fixture.cluster();
+    fixture.node(cluster, "exclusive", model, 8, 81559, 1, null);
+    String one = fixture.offering(model, "exclusive", 1, null, null, 1);
+    String team = team("shared_pool");
+    jdbc.sql("update policies set max_concurrent_sessions = 1 where team_id = :t").param("t", team).update();
+    String user = richUser(team);
+
+    // As session create does it: the row and its placement in one transaction, ten at once.
+    ExecutorService pool = Executors.newFixedThreadPool(10);
+    List<Future<ProblemCode>> answers = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      answers.add(pool.submit(() -> transactions.execute(tx -> {
+        String session = NewTestIds.next("ses");
+        jdbc.sql("""
+            insert into sessions (id, user_id, state, gpu_model, mode, price_per_hour, image_reference, workflow_id)
+            values (:id, :u, 'pending', :m, 'exclusive', 1, 'img', :w)
+            """).param("id", session).param("u", user).param("m", model).param("w", "session-" + session).update();
+        try {
+          placement.allocate(new PlacementService.Request(session, user, one));
+          return null;
+        } catch (GshareException e) {
+          tx.setRollbackOnly();
+          return e.code();
+        }
+      })));
+    }
+    List<ProblemCode> codes = new ArrayList<>();
+    for (Future<ProblemCode> answer : answers) {
+      codes.add(answer.get());
+    }
+    pool.shutdown();
+    assertThat(codes.stream().filter(java.util.Objects::isNull).count()).as(codes.toString()).isEqualTo(1);
+    assertThat(codes.stream().filter(ProblemCode.QUOTA_EXCEEDED::equals).count()).isEqualTo(9);
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.gshare.workflows.cluster;
 
+import static io.gshare.workflows.common.Failures.rootMessage;
+
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.Progress;
 import io.gshare.workflows.common.TaskQueues;
@@ -80,9 +82,10 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
       progress.start(RUNTIME);
       ClusterDescription description = remote.checkRuntime(clusterId);
       Map<String, Boolean> checks = RuntimeChecks.of(description);
-      List<String> missing = RuntimeChecks.failures(Map.of(
-          "runtime_class_nvidia", checks.get("runtime_class_nvidia"),
-          "hami_device_plugin", checks.get("hami_device_plugin")));
+      // In the checks' own order (a Map.of would iterate differently in each worker JVM).
+      Map<String, Boolean> required = new java.util.LinkedHashMap<>(checks);
+      required.keySet().retainAll(List.of("runtime_class_nvidia", "hami_device_plugin"));
+      List<String> missing = RuntimeChecks.failures(required);
       if (!missing.isEmpty()) {
         throw refuse("registration refused: " + String.join("; ", missing));
       }
@@ -169,14 +172,6 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
 
   private static AttachRefused refuse(String why) {
     return new AttachRefused(why);
-  }
-
-  static String rootMessage(Throwable t) {
-    Throwable cause = t;
-    while (cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause instanceof io.temporal.failure.TemporalFailure failure ? failure.getOriginalMessage() : cause.getMessage();
   }
 
   /** A reason to stop the attach; never leaves the workflow. */

@@ -1,5 +1,7 @@
 package io.gshare.workflows.cluster;
 
+import static io.gshare.workflows.common.Failures.rootMessage;
+
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.Progress;
 import io.gshare.workflows.common.TaskQueues;
@@ -43,10 +45,7 @@ public class ClusterDetachWorkflowImpl implements ClusterDetachWorkflow {
     progress.start(IDLE);
     List<String> busy = state.busyReasons(clusterId);
     if (!busy.isEmpty()) {
-      String why = "detach refused: " + String.join("; ", busy) + ". End or pause them first";
-      progress.fail(why);
-      state.recordOperation(progress.snapshot());
-      throw ApplicationFailure.newNonRetryableFailure(why, "ClusterBusy");
+      throw fail("detach refused: " + String.join("; ", busy) + ". End or pause them first", "ClusterBusy");
     }
     progress.done(IDLE, null);
     state.markStatus(clusterId, "detaching", null);
@@ -57,20 +56,34 @@ public class ClusterDetachWorkflowImpl implements ClusterDetachWorkflow {
       progress.done(REMOVE, null);
     } catch (ActivityFailure e) {
       // A dead cluster must still be detachable: say what is left behind and go on.
-      progress.done(REMOVE, "could not reach the cluster (" + ClusterAttachWorkflowImpl.rootMessage(e)
+      progress.done(REMOVE, "could not reach the cluster (" + rootMessage(e)
           + "): delete namespace gshare-system there by hand");
     }
 
-    progress.start(INVENTORY);
-    state.deleteInventory(clusterId);
-    progress.done(INVENTORY, null);
+    try {
+      progress.start(INVENTORY);
+      state.deleteInventory(clusterId);
+      progress.done(INVENTORY, null);
 
-    progress.start(DETACHED);
-    state.markStatus(clusterId, "detached", null);
-    progress.done(DETACHED, null);
+      progress.start(DETACHED);
+      state.markStatus(clusterId, "detached", null);
+      progress.done(DETACHED, null);
+    } catch (ActivityFailure e) {
+      // Not left "detaching" for good: the cluster says why, and detaching again converges.
+      String why = "detach failed: " + rootMessage(e) + "; detach again";
+      state.markStatus(clusterId, "failed", why);
+      throw fail(why, "ClusterDetachFailed");
+    }
     progress.complete();
     state.recordOperation(progress.snapshot());
     return progress.snapshot();
+  }
+
+  /** Records the operation as failed and gives the failure to throw. */
+  private ApplicationFailure fail(String why, String type) {
+    progress.fail(why);
+    state.recordOperation(progress.snapshot());
+    return ApplicationFailure.newNonRetryableFailure(why, type);
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.gshare.workflows.cluster;
 
+import static io.gshare.workflows.common.Failures.rootMessage;
+
 import io.gshare.workflows.common.TaskQueues;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.TimeoutType;
@@ -59,13 +61,5 @@ public class ClusterProbeWorkflowImpl implements ClusterProbeWorkflow {
       return new ClusterProbeResult(
           clusterId, ClusterProbeResult.ERROR, Map.of("worker_polling", true), "the cluster-worker failed: " + why, null);
     }
-  }
-
-  private static String rootMessage(Throwable t) {
-    Throwable cause = t;
-    while (cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause.getMessage();
   }
 }

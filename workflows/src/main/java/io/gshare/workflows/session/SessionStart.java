@@ -1,6 +1,5 @@
 package io.gshare.workflows.session;
 
-import java.math.BigDecimal;
 import java.time.Duration;
 
 /**
@@ -26,7 +25,6 @@ public record SessionStart(
     String path,
     String sessionDomain,
     String authUrl,
-    BigDecimal pricePerHour,
     Duration maxRuntime,
     String maxRuntimeAction,
     Duration runtimeUsed,
@@ -37,6 +35,6 @@ public record SessionStart(
 
   public SessionStart withState(String newState, GpuPlacement newPlacement, Duration used, String newCheckpoint) {
     return new SessionStart(sessionId, userId, clusterId, newPlacement, imageReference, port, path, sessionDomain,
-        authUrl, pricePerHour, maxRuntime, maxRuntimeAction, used, newState, newCheckpoint, volume, checkpointTarget);
+        authUrl, maxRuntime, maxRuntimeAction, used, newState, newCheckpoint, volume, checkpointTarget);
   }
 }

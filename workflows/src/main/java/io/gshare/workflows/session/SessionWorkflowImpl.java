@@ -1,5 +1,7 @@
 package io.gshare.workflows.session;
 
+import static io.gshare.workflows.common.Failures.rootMessage;
+
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.Progress;
 import io.gshare.workflows.common.TaskQueues;
@@ -25,6 +27,14 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   static final String TERMINATE = "terminate";
   static final String CREDITS = "credits";
   static final String CHECK_POD = "check-pod";
+  static final String MAX_RUNTIME = "max-runtime";
+  // Steps of the operation a command shows (GET /api/v1/sessions/{id}).
+  static final String CREATE_OBJECTS = "create the pod, service and ingress";
+  static final String WAIT_RUNNING = "wait until it runs";
+  static final String OPEN_BILLING = "open billing";
+  static final String CHECKPOINT = "checkpoint";
+  static final String DELETE_POD = "delete the pod";
+  static final String SETTLE = "settle billing and release the GPUs";
   /** The user is warned this long before the max runtime acts (or at half the runtime, if shorter). */
   static final Duration WARN_BEFORE = Duration.ofMinutes(10);
 
@@ -32,12 +42,15 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       ActivityOptions.newBuilder()
           .setTaskQueue(TaskQueues.CONTROL)
           .setStartToCloseTimeout(Duration.ofSeconds(30))
+          // No attempt limit: these write the control plane's own database, and a session must wait out an
+          // outage there rather than fail with its billing window open and its GPUs held.
           .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
-              .setMaximumInterval(Duration.ofSeconds(20)).setMaximumAttempts(10).build())
+              .setMaximumInterval(Duration.ofSeconds(20)).build())
           .build());
 
   private SessionClusterActivities cluster;
   private SessionClusterActivities slowCluster;
+  private SessionClusterActivities checkpointer;
   private SessionStart start;
   private String state;
   private GpuPlacement placement;
@@ -51,8 +64,10 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private Duration runtimeUsed = Duration.ZERO;
   private long runningSince;
   private final Deque<String> commands = new ArrayDeque<>();
-  /** What each command left: its update answers with the state right after it, not a later one. */
+  /** What each awaited command left: its update answers with the state right after it, not a later one. */
   private final java.util.Map<Long, SessionView> outcomes = new java.util.HashMap<>();
+  /** The commands an update waits on (signals and timers are not awaited, so nothing is kept for them). */
+  private final java.util.Set<Long> awaited = new java.util.HashSet<>();
   private long commandsReceived;
   private long commandsDone;
   private Progress operation;
@@ -63,6 +78,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     state = input.state();
     placement = input.placement();
     checkpoint = input.checkpoint();
+    pauseKind = "paused".equals(state) ? (checkpoint != null ? "lossless" : "cold") : null;
     runtimeUsed = input.runtimeUsed() == null ? Duration.ZERO : input.runtimeUsed();
     RetryOptions clusterRetries = RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
         .setMaximumInterval(Duration.ofSeconds(20)).setMaximumAttempts(8)
@@ -80,6 +96,15 @@ public class SessionWorkflowImpl implements SessionWorkflow {
         .setHeartbeatTimeout(Duration.ofSeconds(30))
         .setScheduleToCloseTimeout(Duration.ofMinutes(30))
         .setRetryOptions(clusterRetries)
+        .build());
+    // A checkpoint dumps GPU memory in one long kubelet call (no heartbeat); a second try writes a second
+    // archive, so one retry at most.
+    checkpointer = Workflow.newActivityStub(SessionClusterActivities.class, ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.cluster(input.clusterId()))
+        .setStartToCloseTimeout(Duration.ofMinutes(12))
+        .setScheduleToCloseTimeout(Duration.ofMinutes(30))
+        .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5)).setMaximumAttempts(2)
+            .setDoNotRetry("CheckpointImpossible").build())
         .build());
 
     if ("creating".equals(state)) {
@@ -106,7 +131,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       carryOut(command);
       commands.pollFirst();
       commandsDone++;
-      outcomes.put(commandsDone, view());
+      if (awaited.remove(commandsDone)) {
+        outcomes.put(commandsDone, view());
+      }
       if (!terminal() && commands.isEmpty() && Workflow.getInfo().isContinueAsNewSuggested()) {
         Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(start.withState(state, placement, usedSoFar(), checkpoint));
@@ -141,7 +168,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     }
     if (!Workflow.await(left.isNegative() ? Duration.ZERO : left, () -> !commands.isEmpty())) {
       log.info("session {} reached its max runtime", start.sessionId());
-      enqueue("terminate".equals(start.maxRuntimeAction()) ? TERMINATE : PAUSE);
+      enqueue("terminate".equals(start.maxRuntimeAction()) ? TERMINATE : MAX_RUNTIME);
     }
   }
 
@@ -149,10 +176,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     lastError = null;
     lastErrorType = null;
     switch (command) {
-      case PAUSE, CREDITS -> {
+      case PAUSE, CREDITS, MAX_RUNTIME -> {
         if ("running".equals(state)) {
-          pause(CREDITS.equals(command) ? "credits exhausted" : warning != null && usedSoFar().compareTo(start.maxRuntime()) >= 0
-              ? "max runtime reached" : null);
+          pause(CREDITS.equals(command) ? "credits exhausted" : MAX_RUNTIME.equals(command) ? "max runtime reached" : null);
         }
       }
       case CHECK_POD -> {
@@ -173,23 +199,23 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   /** Creates the session's objects and waits until it runs; false when it failed for good. */
   private boolean create(String kind, String restoreFrom) {
     operation = new Progress(WorkflowIds.session(start.sessionId()), "session." + kind, start.sessionId(),
-        List.of("create the pod, service and ingress", "wait until it runs", "open billing"));
+        List.of(CREATE_OBJECTS, WAIT_RUNNING, OPEN_BILLING));
     String previous = state;
     try {
-      operation.start("create the pod, service and ingress");
+      operation.start(CREATE_OBJECTS);
       cluster.ensureObjects(new SessionPod(start.sessionId(), start.userId(), placement, start.imageReference(),
           start.port(), start.path(), start.sessionDomain(), start.authUrl(), restoreFrom, start.volume()));
-      operation.done("create the pod, service and ingress", "on " + placement.hostname());
-      operation.start("wait until it runs");
+      operation.done(CREATE_OBJECTS, "on " + placement.hostname());
+      operation.start(WAIT_RUNNING);
       PodState pod = slowCluster.awaitRunning(start.sessionId());
-      operation.done("wait until it runs", "pod " + pod.phase() + " at " + pod.podIp() + " on " + pod.hostname());
-      operation.start("open billing");
+      operation.done(WAIT_RUNNING, "pod " + pod.phase() + " at " + pod.podIp() + " on " + pod.hostname());
+      operation.start(OPEN_BILLING);
       url = "https://" + start.sessionDomain() + "/s/" + start.sessionId() + "/";
       state = "running";
       runningSince = Workflow.currentTimeMillis();
       control.markRunning(new SessionRecord(start.sessionId(), "running", restoreFrom == null ? null : "restored from " + restoreFrom,
           url, placement.nodeId(), placement.hostname(), null, null));
-      operation.done("open billing", null);
+      operation.done(OPEN_BILLING, null);
       operation.complete();
       return true;
     } catch (ActivityFailure failure) {
@@ -230,36 +256,37 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   private void pause(String reason, boolean podAlive) {
     operation = new Progress(WorkflowIds.session(start.sessionId()), "session.pause", start.sessionId(),
-        List.of("checkpoint", "delete the pod", "settle billing and release the GPUs"));
+        List.of(CHECKPOINT, DELETE_POD, SETTLE));
     state = "pausing";
     control.record(SessionRecord.state(start.sessionId(), "pausing", reason));
-    operation.start("checkpoint");
+    operation.start(CHECKPOINT);
     String image = null;
     if (!podAlive) {
-      operation.done("checkpoint", "cold: the pod is no longer running");
-    } else if (placement == null || !losslessCapable()) {
-      operation.done("checkpoint", "cold: the node has no CRIU and cuda-checkpoint");
+      operation.done(CHECKPOINT, "cold: the pod is no longer running");
+    } else if (!placement.losslessPause()) {
+      operation.done(CHECKPOINT, "cold: the node has no CRIU and cuda-checkpoint");
     } else if (start.checkpointTarget() == null) {
-      operation.done("checkpoint", "cold: the cluster has no checkpoint_registry (or no builder image is configured)");
+      operation.done(CHECKPOINT, "cold: the cluster has no checkpoint_registry (or no builder image is configured)");
     } else {
       try {
-        String archive = slowCluster.checkpoint(start.sessionId());
+        String archive = checkpointer.checkpoint(start.sessionId());
         CheckpointTarget target = start.checkpointTarget();
         image = slowCluster.buildCheckpointImage(new CheckpointImage(start.sessionId(), placement.hostname(), archive,
             target.imageFor(start.sessionId(), Workflow.currentTimeMillis()), target.builderImage()));
-        operation.done("checkpoint", "lossless: " + image);
+        operation.done(CHECKPOINT, "lossless: " + image);
       } catch (ActivityFailure e) {
-        operation.done("checkpoint", "checkpoint failed (" + rootMessage(e) + "): pausing cold");
+        operation.done(CHECKPOINT, "checkpoint failed (" + rootMessage(e) + "): pausing cold");
       }
     }
     runtimeUsed = usedSoFar();
-    operation.start("delete the pod");
-    cluster.deleteObjects(start.sessionId());
-    operation.done("delete the pod", null);
-    operation.start("settle billing and release the GPUs");
+    operation.start(DELETE_POD);
+    String leftBehind = deleteObjects();
+    operation.done(DELETE_POD, leftBehind);
+    operation.start(SETTLE);
     pauseKind = image == null ? "cold" : "lossless";
-    control.settle(new SessionRecord(start.sessionId(), "paused", reason, null, null, null, pauseKind, image));
-    operation.done("settle billing and release the GPUs", null);
+    control.settle(new SessionRecord(start.sessionId(), "paused", joined(reason, leftBehind), null, null, null, pauseKind,
+        image));
+    operation.done(SETTLE, null);
     placement = null;
     checkpoint = image;
     url = null;
@@ -279,7 +306,6 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       control.record(SessionRecord.state(start.sessionId(), "paused", lastError));
       return;
     }
-    state = "resuming";
     // The max runtime bounds one run: a paused session gave its GPUs back, a resumed one starts counting anew.
     runtimeUsed = Duration.ZERO;
     if (create("resume", checkpoint)) {
@@ -291,19 +317,16 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   private void terminateSession() {
     operation = new Progress(WorkflowIds.session(start.sessionId()), "session.terminate", start.sessionId(),
-        List.of("delete the pod", "settle billing and release the GPUs"));
-    if ("running".equals(state)) {
-      runtimeUsed = usedSoFar();
-    }
+        List.of(DELETE_POD, SETTLE));
     state = "terminating";
     control.record(SessionRecord.state(start.sessionId(), "terminating", null));
-    operation.start("delete the pod");
-    cluster.deleteObjects(start.sessionId());
-    operation.done("delete the pod", null);
-    operation.start("settle billing and release the GPUs");
+    operation.start(DELETE_POD);
+    String leftBehind = deleteObjects();
+    operation.done(DELETE_POD, leftBehind);
+    operation.start(SETTLE);
     // Postgres first: an update answered on "terminated" must find the row saying so.
-    control.settle(SessionRecord.state(start.sessionId(), "terminated", null));
-    operation.done("settle billing and release the GPUs", null);
+    control.settle(SessionRecord.state(start.sessionId(), "terminated", leftBehind));
+    operation.done(SETTLE, null);
     placement = null;
     url = null;
     state = "terminated";
@@ -312,17 +335,30 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   /** After a failed create: nothing left in the cluster, nothing billed, nothing held, then {@code outcome} recorded. */
   private void cleanUp(SessionRecord outcome) {
-    try {
-      cluster.deleteObjects(start.sessionId());
-    } catch (ActivityFailure e) {
-      log.warn("session {}: could not delete its objects: {}", start.sessionId(), rootMessage(e));
-    }
-    control.settle(outcome);
+    String leftBehind = deleteObjects();
+    control.settle(new SessionRecord(outcome.sessionId(), outcome.state(), joined(outcome.reason(), leftBehind), null, null,
+        null, null, null));
     placement = null;
   }
 
-  private boolean losslessCapable() {
-    return placement.losslessPause();
+  /**
+   * Deletes the session's objects. A cluster that stays unreachable must not keep the session billing
+   * or holding GPUs: what is left behind is said (and returned) and the caller settles anyway.
+   */
+  private String deleteObjects() {
+    try {
+      cluster.deleteObjects(start.sessionId());
+      return null;
+    } catch (ActivityFailure e) {
+      String left = "its pod could not be deleted from cluster " + start.clusterId() + " (" + rootMessage(e)
+          + "): it may still run there";
+      log.warn("session {}: {}", start.sessionId(), left);
+      return left;
+    }
+  }
+
+  private static String joined(String reason, String note) {
+    return note == null ? reason : reason == null ? note : reason + "; " + note;
   }
 
   private Duration usedSoFar() {
@@ -341,6 +377,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   private SessionView settleAfter(String command) {
     long number = enqueue(command);
+    awaited.add(number);
     Workflow.await(() -> commandsDone >= number || terminal());
     SessionView outcome = outcomes.remove(number);
     return outcome == null ? view() : outcome;
@@ -409,13 +446,5 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   @Override
   public OperationProgress progress() {
     return operation == null ? null : operation.snapshot();
-  }
-
-  static String rootMessage(Throwable t) {
-    Throwable cause = t;
-    while (cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause instanceof io.temporal.failure.TemporalFailure failure ? failure.getOriginalMessage() : cause.getMessage();
   }
 }

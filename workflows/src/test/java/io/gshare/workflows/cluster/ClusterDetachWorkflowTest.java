@@ -74,4 +74,18 @@ class ClusterDetachWorkflowTest {
     order.verify(state).deleteInventory(CLUSTER);
     order.verify(state).markStatus(CLUSTER, "detached", null);
   }
+
+  @Test
+  void aDetachThatCannotFinishSaysWhyAndIsNotLeftDetaching(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    when(state.busyReasons(CLUSTER)).thenReturn(List.of());
+    doThrow(io.temporal.failure.ApplicationFailure.newNonRetryableFailure("database is read-only", "Db"))
+        .when(state).deleteInventory(CLUSTER);
+
+    assertThatThrownBy(() -> stub(env, client, worker).detach(CLUSTER))
+        .rootCause().hasMessageContaining("detach failed: database is read-only");
+    verify(state).markStatus(argThat(CLUSTER::equals), argThat("failed"::equals), argThat(r -> r.contains("detach again")));
+    verify(state, never()).markStatus(CLUSTER, "detached", null);
+    verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)));
+  }
 }

@@ -23,7 +23,6 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestWorkflowExtension;
 import io.temporal.worker.Worker;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,7 +67,7 @@ class SessionWorkflowTest {
 
   private static SessionStart start(boolean lossless, Duration maxRuntime, String action) {
     return new SessionStart(SESSION, "usr_1", CLUSTER, placement(lossless), "registry.example.com/jupyter:1", 8888, "/",
-        "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", new BigDecimal("2"), maxRuntime,
+        "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", maxRuntime,
         action, Duration.ZERO, "creating", null, VOLUME, TARGET);
   }
 
@@ -130,10 +129,10 @@ class SessionWorkflowTest {
   }
 
   @Test
-  void aLosslessNodeWithoutACheckpointRegistryOrAFailedBuildPausesCold(TestWorkflowEnvironment env, WorkflowClient client,
+  void aLosslessNodeOnAClusterWithoutACheckpointRegistryPausesCold(TestWorkflowEnvironment env, WorkflowClient client,
       Worker worker) {
     SessionStart noTarget = new SessionStart(SESSION, "usr_1", CLUSTER, placement(true), "registry.example.com/jupyter:1",
-        8888, "/", "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", new BigDecimal("2"),
+        8888, "/", "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify",
         null, null, Duration.ZERO, "creating", null, null, null);
     SessionWorkflow session = begin(env, client, worker, noTarget);
     awaitState(env, session, "running");
@@ -154,6 +153,22 @@ class SessionWorkflowTest {
     verify(control).settle(argThat(r -> "paused".equals(r.state()) && r.checkpoint() == null));
     assertThat(session.resume().state()).isEqualTo("running");
     verify(cluster, times(2)).ensureObjects(argThat(pod -> pod.checkpoint() == null));
+  }
+
+  @Test
+  void aClusterThatStaysUnreachableStillLetsTheSessionEndSettled(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, "running");
+    org.mockito.Mockito.doThrow(new IllegalStateException("connection refused")).when(cluster).deleteObjects(SESSION);
+
+    var end = WorkflowStub.fromTyped(session).startUpdate("terminate", io.temporal.client.WorkflowUpdateStage.ACCEPTED,
+        SessionView.class);
+    env.sleep(Duration.ofMinutes(5)); // the retries' backoff, skipped
+    assertThat(end.getResult().state()).isEqualTo("terminated");
+    verify(cluster, times(8)).deleteObjects(SESSION); // every attempt the retry policy allows, then on
+    verify(control).settle(argThat(r -> "terminated".equals(r.state())
+        && r.reason().contains("could not be deleted from cluster " + CLUSTER) && r.reason().contains("connection refused")));
   }
 
   @Test

@@ -142,7 +142,7 @@ public final class SessionObjects {
 
   /** {@code ses_k2j8} → {@code gshare-ckpt-ses-k2j8}: the builder pod of a session's checkpoint. */
   public static String builderName(String sessionId) {
-    return "gshare-ckpt-" + sessionId.replace('_', '-').toLowerCase(java.util.Locale.ROOT);
+    return "gshare-ckpt-" + sessionId.replace('_', '-');
   }
 
   /**
