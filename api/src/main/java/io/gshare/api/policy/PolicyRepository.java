@@ -34,24 +34,19 @@ public class PolicyRepository {
         .query(PolicyRepository::map).optional();
   }
 
+  /** One statement, so two admins saving the same policy at once both succeed (the last one wins). */
   public void upsert(Policy p) {
-    String existing = (p.teamId() == null
-        ? jdbc.sql("select id from policies where team_id is null")
-        : jdbc.sql("select id from policies where team_id = :t").param("t", p.teamId()))
-        .query(String.class).optional().orElse(null);
-    String sql = existing == null
-        ? """
-          insert into policies (id, team_id, max_concurrent_sessions, max_runtime_minutes, max_runtime_action,
-                                idle_timeout_minutes, overflow, placement, min_balance_to_start)
-          values (:id, :team, :max, :runtime, :action, :idle, :overflow, :placement, :min)
-          """
-        : """
-          update policies set max_concurrent_sessions = :max, max_runtime_minutes = :runtime, max_runtime_action = :action,
-                 idle_timeout_minutes = :idle, overflow = :overflow, placement = :placement, min_balance_to_start = :min
-           where id = :id
-          """;
-    jdbc.sql(sql)
-        .param("id", existing == null ? NewIds.next("pol") : existing).param("team", p.teamId())
+    String conflict = p.teamId() == null ? "((team_id is null)) where team_id is null" : "(team_id)";
+    jdbc.sql("""
+        insert into policies (id, team_id, max_concurrent_sessions, max_runtime_minutes, max_runtime_action,
+                              idle_timeout_minutes, overflow, placement, min_balance_to_start)
+        values (:id, :team, :max, :runtime, :action, :idle, :overflow, :placement, :min)
+        on conflict %s do update set
+               max_concurrent_sessions = excluded.max_concurrent_sessions, max_runtime_minutes = excluded.max_runtime_minutes,
+               max_runtime_action = excluded.max_runtime_action, idle_timeout_minutes = excluded.idle_timeout_minutes,
+               overflow = excluded.overflow, placement = excluded.placement, min_balance_to_start = excluded.min_balance_to_start
+        """.formatted(conflict))
+        .param("id", NewIds.next("pol")).param("team", p.teamId())
         .param("max", p.maxConcurrentSessions()).param("runtime", p.maxRuntimeMinutes()).param("action", p.maxRuntimeAction())
         .param("idle", p.idleTimeoutMinutes()).param("overflow", p.overflow()).param("placement", p.placement())
         .param("min", p.minBalanceToStart())

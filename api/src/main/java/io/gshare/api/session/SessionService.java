@@ -118,10 +118,12 @@ public class SessionService {
     try {
       startWorkflow(start);
     } catch (RuntimeException e) {
-      // Never strand held GPUs behind a session no workflow looks after.
-      placement.release(sessionId);
-      jdbc.sql("update sessions set state = 'failed', state_reason = :r, ended_at = now() where id = :id")
-          .param("id", sessionId).param("r", "could not start its workflow: " + e.getMessage()).update();
+      // Never strand held GPUs behind a session no workflow looks after: both or neither.
+      transactions.executeWithoutResult(tx -> {
+        placement.release(sessionId);
+        jdbc.sql("update sessions set state = 'failed', state_reason = :r, ended_at = now() where id = :id")
+            .param("id", sessionId).param("r", "could not start its workflow: " + e.getMessage()).update();
+      });
       throw e;
     }
     return sessionId;

@@ -11,6 +11,7 @@ import io.gshare.api.support.NewTestIds;
 import java.math.BigDecimal;
 import java.net.http.HttpResponse;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -119,6 +120,20 @@ class CatalogueIT extends ApiIntegrationTest {
     assertThat(send("PUT", "/api/v1/policies/default", "{\"overflow\":\"everywhere\"}", admin).statusCode()).isEqualTo(422);
     assertThat(send("PUT", "/api/v1/policies/default", "{\"max_concurrent_sessions\":-1}", admin).statusCode()).isEqualTo(422);
     assertThat(count("policies")).isEqualTo(before);
+    // Saving the default as it is, twice: one default row, updated in place.
+    JsonNode current = json.readTree(get("/api/v1/policies/default", admin).body());
+    java.util.Map<String, Object> same = new java.util.LinkedHashMap<>();
+    for (String field : List.of("max_concurrent_sessions", "max_runtime_minutes", "max_runtime_action",
+        "idle_timeout_minutes", "overflow", "placement", "min_balance_to_start")) {
+      if (current.hasNonNull(field)) {
+        same.put(field, json.treeToValue(current.get(field), Object.class));
+      }
+    }
+    for (int i = 0; i < 2; i++) {
+      HttpResponse<String> saved = send("PUT", "/api/v1/policies/default", json.writeValueAsString(same), admin);
+      assertThat(saved.statusCode()).as(saved.body()).isEqualTo(200);
+    }
+    assertThat(jdbc.sql("select count(*) from policies where team_id is null").query(Integer.class).single()).isEqualTo(1);
 
     String team = json.readTree(post("/api/v1/teams", "{\"name\":\"" + NewTestIds.next("nlp") + "\"}", admin).body())
         .get("id").asText();
@@ -128,6 +143,11 @@ class CatalogueIT extends ApiIntegrationTest {
         "{\"max_concurrent_sessions\":2,\"overflow\":\"none\",\"max_runtime_minutes\":480}", admin).body());
     assertThat(own.get("team_id").asText()).isEqualTo(team);
     assertThat(own.get("overflow").asText()).isEqualTo("none");
+    JsonNode changed = json.readTree(send("PUT", "/api/v1/teams/" + team + "/policy",
+        "{\"max_concurrent_sessions\":3,\"overflow\":\"shared_pool\"}", admin).body());
+    assertThat(changed.get("max_concurrent_sessions").asInt()).isEqualTo(3);
+    assertThat(jdbc.sql("select count(*) from policies where team_id = :t").param("t", team).query(Integer.class).single())
+        .isEqualTo(1);
     assertThat(send("DELETE", "/api/v1/teams/" + team + "/policy", null, admin).statusCode()).isEqualTo(204);
     assertThat(get("/api/v1/teams/" + team + "/policy", tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
   }
