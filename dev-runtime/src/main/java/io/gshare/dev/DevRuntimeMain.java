@@ -64,7 +64,7 @@ public final class DevRuntimeMain {
          gShare dev runtime is up (SIMULATED GPU clusters: no real hardware)
         ----------------------------------------------------------------------------
          api            %s   (health %s/healthz)
-         Temporal       %s
+         Temporal       %s   (Web UI %s)
          PostgreSQL     %s
          data           %s
         %s first cluster's connection test: %s, %d GPUs, checks %s
@@ -79,12 +79,15 @@ public final class DevRuntimeMain {
            curl -s %s/api/v1/nodes -H "Authorization: Bearer $TOKEN"
            curl -s %s/.well-known/gshare-internal-jwks.json
            kubectl --kubeconfig %s get nodes
+           .tools/bin/temporal workflow list --address %s --query "GshareClusterId='%s'"
+           .tools/bin/temporal schedule list --address %s
          Ctrl-C stops everything.
         ============================================================================
         """.formatted(
-            api, api, runtime.temporalAddress(), runtime.dbUrl(), runtime.dataDir(), clusters,
+            api, api, runtime.temporalAddress(),
+            runtime.temporalUiUrl() == null ? "that of the external server" : runtime.temporalUiUrl(), runtime.dbUrl(), runtime.dataDir(), clusters,
             test.path("status").asText(), test.path("gpu_count").asInt(), test.path("checks"),
             runtime.dataDir().resolve("admin.token"), api, api, api, api, first, api, api,
-            runtime.clusters().get(0).kubeconfig());
+            runtime.clusters().get(0).kubeconfig(), runtime.temporalAddress(), first, runtime.temporalAddress());
   }
 }

@@ -12,6 +12,7 @@ import java.util.Map;
  *     means a fresh temporary directory, removed on exit
  * @param dbUrl an external PostgreSQL instead of the embedded one
  * @param temporalAddress an external Temporal instead of the embedded dev server
+ * @param temporalCli the Temporal CLI whose dev server is started when no external Temporal is named
  * @param logDir where child processes write their output; null means this terminal
  */
 public record DevRuntimeOptions(
@@ -22,6 +23,8 @@ public record DevRuntimeOptions(
     String temporalAddress,
     int httpPort,
     int temporalPort,
+    int temporalUiPort,
+    Path temporalCli,
     int postgresPort,
     int simulatorPort,
     int clusters,
@@ -38,7 +41,10 @@ public record DevRuntimeOptions(
                                 (env GSHARE_DB_URL, with GSHARE_DB_USER and GSHARE_DB_PASSWORD)
         --temporal-address H:P  use this Temporal instead of the embedded dev server (env GSHARE_TEMPORAL_ADDRESS)
         --http-port N           the api (default 8080, env GSHARE_HTTP_PORT)
-        --temporal-port N       the embedded Temporal gRPC port (default 7233)
+        --temporal-port N       the Temporal dev server's gRPC port (default 7233)
+        --temporal-ui-port N    the Temporal Web UI (default 8233)
+        --temporal-cli FILE     the Temporal CLI that runs the dev server (env GSHARE_TEMPORAL_CLI;
+                                default .tools/bin/temporal, built by hack/tools.sh)
         --postgres-port N       the embedded PostgreSQL port (default 55432; 0 picks a free one)
         --simulator-port N      the first simulated cluster's Kubernetes API (default 16443; the next ones follow)
         --clusters N            how many simulated clusters to attach, 1 to 9 (default 1; make dev CLUSTERS=2)
@@ -71,7 +77,7 @@ public record DevRuntimeOptions(
       flags.put(name, value);
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "temporal-port",
-        "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir");
+        "temporal-ui-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -85,6 +91,11 @@ public record DevRuntimeOptions(
     }
     int http = port(flags.getOrDefault("http-port", env.getOrDefault("GSHARE_HTTP_PORT", "8080")), "http-port", problems);
     int temporalPort = port(flags.getOrDefault("temporal-port", "7233"), "temporal-port", problems);
+    int temporalUiPort = port(flags.getOrDefault("temporal-ui-port", "8233"), "temporal-ui-port", problems);
+    Path temporalCli = Path.of(flags.getOrDefault("temporal-cli", env.getOrDefault("GSHARE_TEMPORAL_CLI", ".tools/bin/temporal")));
+    if (temporal == null && !temporalCli.toFile().canExecute()) {
+      problems.add(temporalCli + " is not an executable Temporal CLI (run make tools, or name one with --temporal-cli)");
+    }
     int postgres = port(flags.getOrDefault("postgres-port", "55432"), "postgres-port", problems);
     int simulator = port(flags.getOrDefault("simulator-port", "16443"), "simulator-port", problems);
     int clusters = port(flags.getOrDefault("clusters", env.getOrDefault("GSHARE_DEV_CLUSTERS", "1")), "clusters", problems);
@@ -104,7 +115,8 @@ public record DevRuntimeOptions(
     }
     return new DevRuntimeOptions(
         dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
-        env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, temporalPort, postgres, simulator, clusters,
+        env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, temporalPort, temporalUiPort,
+        temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null);
   }
 

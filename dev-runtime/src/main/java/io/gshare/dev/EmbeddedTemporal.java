@@ -1,60 +1,59 @@
 package io.gshare.dev;
 
-import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.protobuf.services.HealthStatusManager;
-import io.temporal.internal.testservice.TestServicesStarter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
+import io.temporal.testing.TemporalDevServer;
+import io.temporal.testing.TemporalDevServerOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 
 /**
- * The Temporal Java SDK's in-memory dev server (temporal-test-server), with real-time timers, on a
- * loopback gRPC port. {@code TestServer.createPortBoundServer} would listen on every interface; an
- * unauthenticated workflow engine should not, so this builds the same services onto a loopback socket.
- *
- * <p>Limits to design around: no Schedule API, no visibility list/count queries, no DescribeTaskQueue,
- * executions live in memory only.
+ * The Temporal CLI's dev server ({@code temporal server start-dev}) as a child process, started through
+ * the SDK's launcher with downloads disabled: the binary is the one {@code hack/tools.sh} built from its
+ * Go module. A real Temporal server (Schedules, visibility, DescribeTaskQueue) with its Web UI, both on
+ * loopback only; with a database file it keeps running workflows and Schedules across restarts.
  */
 final class EmbeddedTemporal implements AutoCloseable {
 
-  private final TestServicesStarter services;
-  private final Server server;
+  private final TemporalDevServer server;
+  private final int uiPort;
 
-  EmbeddedTemporal(int port) {
-    services = new TestServicesStarter(true, 0); // time skipping locked: timers run in real time
-    HealthStatusManager health = new HealthStatusManager();
-    NettyServerBuilder builder =
-        NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-    services.getServices().forEach(service -> {
-      builder.addService(service);
-      health.setStatus(service.bindService().getServiceDescriptor().getName(),
-          io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
-    });
-    builder.addService(health.getHealthService());
-    try {
-      server = builder.build().start();
-    } catch (IOException e) {
-      services.close();
-      throw new UncheckedIOException("could not listen on 127.0.0.1:" + port + " for Temporal (is it taken?)", e);
+  /**
+   * @param database the SQLite file to keep state in, or null to keep it in memory
+   * @param logFile where the server writes its log, or null for the launcher's in-memory tail
+   */
+  EmbeddedTemporal(Path cli, int port, int uiPort, Path database, Path logFile) {
+    if (!Files.isExecutable(cli)) {
+      throw new IllegalStateException("the Temporal CLI is not at " + cli + ": run hack/tools.sh (make tools) to build it");
     }
+    TemporalDevServerOptions.Builder options = TemporalDevServerOptions.newBuilder()
+        .setExistingPath(cli.toAbsolutePath().toString())
+        .setDownloadEnabled(false)
+        .setIp("127.0.0.1")
+        .setPort(port)
+        .setUiEnabled(true)
+        .setUiPort(uiPort)
+        .setLogLevel("warn")
+        .setStartupTimeout(Duration.ofSeconds(60));
+    if (database != null) {
+      options.setDatabaseFilename(database.toAbsolutePath().toString());
+    }
+    if (logFile != null) {
+      options.setLogFile(logFile.toAbsolutePath().toString());
+    }
+    this.server = TemporalDevServer.start(options.build());
+    this.uiPort = uiPort;
   }
 
   String address() {
-    return "127.0.0.1:" + server.getPort();
+    return server.getTarget();
+  }
+
+  String uiUrl() {
+    return "http://127.0.0.1:" + uiPort;
   }
 
   @Override
   public void close() {
-    server.shutdown();
-    try {
-      server.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    server.shutdownNow();
-    services.close();
+    server.close();
   }
 }

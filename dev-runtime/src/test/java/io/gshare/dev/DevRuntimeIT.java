@@ -21,10 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's first command, end to end: real PostgreSQL, the embedded Temporal server, the
- * simulated cluster, and the api and cluster-worker as the processes their jars start. Checks the
- * round trip through the real cluster-worker, kubectl against the simulator, a restart that keeps
- * the data, and that stopping leaves nothing running.
+ * The README's first command, end to end: real PostgreSQL, the Temporal CLI's dev server with its
+ * Web UI, the simulated cluster, and the api and cluster-worker as the processes their jars start.
+ * Checks the round trip through the real cluster-worker, kubectl against the simulator, the
+ * README's temporal commands, a restart that keeps the data, the running workflows and the
+ * Schedules, and that stopping leaves nothing running.
  */
 class DevRuntimeIT {
 
@@ -37,6 +38,9 @@ class DevRuntimeIT {
     Map<String, String> createdAt = new java.util.HashMap<>();
     List<Long> workerPids = new java.util.ArrayList<>();
     long apiPid;
+    String sessionId;
+    String sessionRunId;
+    java.time.Instant scheduleCreatedAt;
     try (DevRuntime runtime = DevRuntime.start(options)) {
       assertThat(get(runtime, "/healthz", null).statusCode()).isEqualTo(200);
       String admin = runtime.adminToken();
@@ -91,6 +95,26 @@ class DevRuntimeIT {
       assertThat(get(runtime, "/.well-known/gshare-internal-jwks.json", null).body()).startsWith("{\"keys\":[{\"alg\":\"RS256\"");
       assertThat(Path.of(".gshare-dev", "runtime.env")).content().contains("GSHARE_DB_URL=" + runtime.dbUrl());
       apiPid = runtime.apiPid();
+
+      // The Web UI serves, and the README's temporal commands find the attach and the metering Schedule.
+      HttpResponse<String> ui = http.send(HttpRequest.newBuilder(URI.create(runtime.temporalUiUrl())).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(ui.statusCode()).isEqualTo(200);
+      String first = runtime.clusters().get(0).id();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+          temporal(runtime, "workflow", "list", "--query", "GshareClusterId='" + first + "'"))
+          .contains("cluster-attach-" + first).contains("ClusterAttach"));
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(temporal(runtime, "schedule", "list")).contains("metering-sweep"));
+
+      // A session left running across the restart below.
+      sessionId = startSession(runtime);
+      JsonNode running = awaitSession(runtime, sessionId, "running");
+      assertThat(running.at("/session/url").asText()).contains(runtime.clusters().get(0).sessionDomain());
+      try (Temporal t = new Temporal(runtime.temporalAddress())) {
+        sessionRunId = t.workflows().newUntypedWorkflowStub("session-" + sessionId).describe().getExecution().getRunId();
+        scheduleCreatedAt = t.schedules().getHandle("metering-sweep").describe().getInfo().getCreatedAt();
+      }
     }
     for (long pid : workerPids) {
       assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
@@ -99,13 +123,29 @@ class DevRuntimeIT {
     assertThat(portIsFree(options.httpPort())).isTrue();
     assertThat(Path.of(".gshare-dev", "runtime.env")).doesNotExist();
 
-    // Same data directory: the clusters are known, attached again, and keep their history.
+    // Same data directory: the clusters are known, attached again, and keep their history; Temporal
+    // kept the running session's execution (the same run: nothing had to be recovered) and the Schedule.
     try (DevRuntime again = DevRuntime.start(options(dataDir, options))) {
       for (DevRuntime.AttachedCluster cluster : again.clusters()) {
         JsonNode view = json.readTree(get(again, "/api/v1/clusters/" + cluster.id(), again.adminToken()).body());
         assertThat(view.path("created_at").asText()).isEqualTo(createdAt.get(cluster.name()));
         assertThat(view.path("status").asText()).isEqualTo("connected");
       }
+      try (Temporal t = new Temporal(again.temporalAddress())) {
+        var described = t.workflows().newUntypedWorkflowStub("session-" + sessionId).describe();
+        assertThat(described.getExecution().getRunId()).isEqualTo(sessionRunId);
+        assertThat(described.getStatus()).isEqualTo(io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+        assertThat(t.schedules().getHandle("metering-sweep").describe().getInfo().getCreatedAt()).isEqualTo(scheduleCreatedAt);
+        // The first attach run is still in visibility beside the second.
+        String first = again.clusters().get(0).id();
+        assertThat(t.workflows().listExecutions("WorkflowId = 'cluster-attach-" + first + "'").count()).isEqualTo(2);
+      }
+      // The workflow answers commands after the restart: the session ends cleanly.
+      HttpRequest end = HttpRequest.newBuilder(URI.create(again.apiUrl() + "/api/v1/sessions/" + sessionId))
+          .header("Authorization", "Bearer " + again.adminToken()).DELETE().build();
+      HttpResponse<String> ended = http.send(end, HttpResponse.BodyHandlers.ofString());
+      assertThat(ended.statusCode()).as(ended.body()).isEqualTo(200);
+      assertThat(json.readTree(ended.body()).at("/session/state").asText()).isEqualTo("terminated");
     }
   }
 
@@ -116,6 +156,75 @@ class DevRuntimeIT {
         .hasMessageContaining("--http-port 'eighty' is not a number")
         .hasMessageContaining("unknown option --bogus")
         .hasMessageContaining("--temporal-address 'nope' is not host:port");
+  }
+
+  /** Temporal clients on the dev runtime's server. */
+  private record Temporal(io.temporal.serviceclient.WorkflowServiceStubs stubs) implements AutoCloseable {
+    Temporal(String address) {
+      this(io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
+          io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder().setTarget(address).build()));
+    }
+
+    io.temporal.client.WorkflowClient workflows() {
+      return io.temporal.client.WorkflowClient.newInstance(stubs);
+    }
+
+    io.temporal.client.schedules.ScheduleClient schedules() {
+      return io.temporal.client.schedules.ScheduleClient.newInstance(stubs);
+    }
+
+    @Override
+    public void close() {
+      stubs.shutdown();
+    }
+  }
+
+  /** An offering, an image and credits for the runtime's super admin, then a session of one H100. */
+  private String startSession(DevRuntime runtime) throws Exception {
+    String admin = runtime.adminToken();
+    String offering = send(runtime, "POST", "/api/v1/offerings", """
+        {"name":"h100-restart","gpu_model":"NVIDIA H100 80GB HBM3","mode":"exclusive","gpu_count":1,"price_per_hour":1}
+        """, admin).path("id").asText();
+    String image = send(runtime, "POST", "/api/v1/images",
+        "{\"name\":\"jupyter-restart\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).path("id").asText();
+    String me = send(runtime, "GET", "/api/v1/users/me", null, admin).path("id").asText();
+    send(runtime, "POST", "/api/v1/credits/grants", "{\"user_id\":\"" + me + "\",\"amount\":100,\"idempotency_key\":\"restart-it\"}", admin);
+    return send(runtime, "POST", "/api/v1/sessions",
+        "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image + "\"}", admin).at("/session/id").asText();
+  }
+
+  private JsonNode awaitSession(DevRuntime runtime, String id, String state) {
+    JsonNode[] last = new JsonNode[1];
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      last[0] = send(runtime, "GET", "/api/v1/sessions/" + id, null, runtime.adminToken());
+      assertThat(last[0].at("/session/state").asText()).as(last[0].toString()).isEqualTo(state);
+    });
+    return last[0];
+  }
+
+  private JsonNode send(DevRuntime runtime, String method, String path, String body, String token) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(runtime.apiUrl() + path))
+        .header("Authorization", "Bearer " + token)
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode() / 100).as(method + " " + path + ": " + response.body()).isEqualTo(2);
+    return json.readTree(response.body());
+  }
+
+  /** The README's temporal commands, with the binary make tools installs. */
+  private static String temporal(DevRuntime runtime, String... args) throws Exception {
+    Path cli = Path.of(System.getProperty("gshare.dev.temporal-cli", ".tools/bin/temporal"));
+    List<String> command = new java.util.ArrayList<>(List.of(cli.toString()));
+    command.addAll(List.of(args));
+    command.addAll(List.of("--address", runtime.temporalAddress()));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(output).isZero();
+    return output;
   }
 
   /** The highest V<n>__ migration the api ships. */
@@ -140,6 +249,8 @@ class DevRuntimeIT {
         "--clusters", "2",
         "--http-port", String.valueOf(freePort()),
         "--temporal-port", String.valueOf(freePort()),
+        "--temporal-ui-port", String.valueOf(freePort()),
+        "--temporal-cli", System.getProperty("gshare.dev.temporal-cli"),
         "--postgres-port", String.valueOf(freePort()),
         "--simulator-port", String.valueOf(simulatorPort),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),

@@ -5,6 +5,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
@@ -15,6 +16,14 @@ class OperationController {
 
   OperationController(OperationService operations) {
     this.operations = operations;
+  }
+
+  @GetMapping("/api/v1/operations")
+  @Operation(summary = "Every operation on an object (?object_kind=cluster|session|user|node|volume&object_id=), newest first,"
+      + " from Temporal visibility, each with its Temporal Web UI link")
+  OperationService.OperationList list(Caller.User caller, @RequestParam("object_kind") String objectKind,
+      @RequestParam("object_id") String objectId) {
+    return operations.listByObject(caller, objectKind, objectId);
   }
 
   @GetMapping("/api/v1/operations/{workflowId}")

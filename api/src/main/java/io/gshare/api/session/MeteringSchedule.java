@@ -2,11 +2,7 @@ package io.gshare.api.session;
 
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.session.MeteringWorkflow;
-import io.grpc.Status;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
-import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.schedules.Schedule;
 import io.temporal.client.schedules.ScheduleActionStartWorkflow;
@@ -27,9 +23,9 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Starts the metering sweep at boot: a Temporal Schedule {@code metering-sweep} firing every minute on a
- * full server; on a server without the Schedule API (the embedded dev server answers UNIMPLEMENTED) a
- * cron workflow with the same id and period instead. Either way, starting again finds the one there.
+ * Creates the Temporal Schedule {@code metering-sweep} at boot, firing every minute. Creating it again
+ * finds the one there (a dev server with a database file, or any production server, keeps it across
+ * restarts); while Temporal is unreachable it is retried every minute until it exists.
  */
 @Component
 @ConditionalOnProperty(prefix = "gshare.metering", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -38,15 +34,10 @@ class MeteringSchedule {
   private static final Logger log = LoggerFactory.getLogger(MeteringSchedule.class);
   static final Duration EVERY = Duration.ofMinutes(1);
 
-  /** How the sweep ended up scheduled. */
-  enum Kind { SCHEDULE, CRON_WORKFLOW, NONE }
-
-  private final WorkflowClient client;
   private final ScheduleClient schedules;
   private volatile boolean scheduled;
 
-  MeteringSchedule(WorkflowClient client, ScheduleClient schedules) {
-    this.client = client;
+  MeteringSchedule(ScheduleClient schedules) {
     this.schedules = schedules;
   }
 
@@ -56,10 +47,10 @@ class MeteringSchedule {
     start();
   }
 
-  Kind start() {
-    Kind kind = schedule();
-    scheduled = kind != Kind.NONE;
-    return kind;
+  /** Creates the Schedule unless it exists; true once it does. */
+  boolean start() {
+    scheduled = schedule();
+    return scheduled;
   }
 
   /** Temporal may still be coming up when the api is ready: keep trying until the sweep is scheduled. */
@@ -74,21 +65,18 @@ class MeteringSchedule {
     return scheduled;
   }
 
-  private Kind schedule() {
+  private boolean schedule() {
     try {
       schedules.createSchedule(MeteringWorkflow.ID, everyMinute(), ScheduleOptions.newBuilder().build());
       log.info("metering sweep scheduled every {}s (Temporal Schedule {})", EVERY.toSeconds(), MeteringWorkflow.ID);
-      return Kind.SCHEDULE;
+      return true;
     } catch (ScheduleAlreadyRunningException exists) {
       log.info("metering sweep already scheduled (Temporal Schedule {})", MeteringWorkflow.ID);
-      return Kind.SCHEDULE;
+      return true;
     } catch (RuntimeException e) {
-      if (Status.fromThrowable(e).getCode() != Status.Code.UNIMPLEMENTED) {
-        log.warn("could not create the metering schedule (retried every minute): {}", e.toString());
-        return Kind.NONE;
-      }
+      log.warn("could not create the metering schedule (retried every minute): {}", e.toString());
+      return false;
     }
-    return startCronWorkflow();
   }
 
   /** Every minute; a sweep still running skips the next tick, and missed ticks are not replayed (each sweep charges up to now). */
@@ -103,24 +91,5 @@ class MeteringSchedule {
         .setPolicy(SchedulePolicy.newBuilder().setOverlap(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP)
             .setCatchupWindow(EVERY).build())
         .build();
-  }
-
-  private Kind startCronWorkflow() {
-    MeteringWorkflow sweep = client.newWorkflowStub(MeteringWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(MeteringWorkflow.ID)
-        .setTaskQueue(TaskQueues.CONTROL)
-        .setCronSchedule(MeteringWorkflow.CRON)
-        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
-        .build());
-    try {
-      WorkflowClient.start(sweep::sweep);
-      log.info("metering sweep scheduled every minute (cron workflow {}: this server has no Schedule API)", MeteringWorkflow.ID);
-    } catch (WorkflowExecutionAlreadyStarted running) {
-      log.info("metering sweep already scheduled (cron workflow {})", MeteringWorkflow.ID);
-    } catch (RuntimeException e) {
-      log.warn("could not schedule the metering sweep (retried every minute): {}", e.toString());
-      return Kind.NONE;
-    }
-    return Kind.CRON_WORKFLOW;
   }
 }

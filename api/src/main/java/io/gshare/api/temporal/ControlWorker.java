@@ -1,9 +1,7 @@
 package io.gshare.api.temporal;
 
-import io.gshare.activities.system.WorkerPingActivitiesImpl;
 import io.gshare.workflows.common.ControlWorkflows;
 import io.gshare.workflows.common.TaskQueues;
-import io.gshare.workflows.system.WorkerIdentity;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -14,9 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.info.BuildProperties;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /**
@@ -31,7 +27,6 @@ public class ControlWorker implements SmartLifecycle {
 
   private final WorkflowClient client;
   private final TemporalProperties properties;
-  private final String version;
   private WorkerFactory factory;
   private volatile boolean running;
 
@@ -40,14 +35,11 @@ public class ControlWorker implements SmartLifecycle {
   /** Every control activity implementation, collected by their configuration. */
   public record ControlActivities(java.util.List<Object> implementations) {}
 
-  ControlWorker(WorkflowClient client, TemporalProperties properties, ObjectProvider<BuildProperties> build,
-      java.util.List<ControlActivities> activities) {
+  ControlWorker(WorkflowClient client, TemporalProperties properties, java.util.List<ControlActivities> activities) {
     this.client = client;
     this.activities = new java.util.ArrayList<>();
     activities.forEach(a -> this.activities.addAll(a.implementations()));
     this.properties = properties;
-    BuildProperties info = build.getIfAvailable();
-    this.version = info == null ? "dev" : info.getVersion();
   }
 
   @Override
@@ -60,7 +52,6 @@ public class ControlWorker implements SmartLifecycle {
         .setStickyQueueScheduleToStartTimeout(properties.stickyScheduleToStart())
         .build());
     ControlWorkflows.IMPLEMENTATIONS.forEach(worker::registerWorkflowImplementationTypes);
-    worker.registerActivitiesImplementations(new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "control", version)));
     activities.forEach(worker::registerActivitiesImplementations);
     factory.start();
     running = true;

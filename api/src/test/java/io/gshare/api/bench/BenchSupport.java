@@ -2,7 +2,7 @@ package io.gshare.api.bench;
 
 import io.gshare.api.GshareApiApplication;
 import io.gshare.api.support.EmbeddedPostgresSupport;
-import io.gshare.api.support.TemporalTestServerSupport;
+import io.gshare.api.support.TemporalDevServerSupport;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -47,7 +47,7 @@ final class BenchSupport {
     properties.put("spring.datasource.url", EmbeddedPostgresSupport.newDatabase());
     properties.put("spring.datasource.username", "postgres");
     properties.put("spring.datasource.password", "");
-    properties.put("gshare.temporal.address", TemporalTestServerSupport.address());
+    properties.put("gshare.temporal.address", TemporalDevServerSupport.address());
     properties.put("gshare.security.key-dir", Files.createTempDirectory("gshare-bench-keys").toString());
     properties.put("gshare.cluster-worker.image", "registry.example.com/gshare/cluster-worker:bench");
     properties.put("server.port", "0");

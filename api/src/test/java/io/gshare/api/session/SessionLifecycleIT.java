@@ -11,6 +11,7 @@ import io.gshare.activities.control.BillingWindows;
 import io.gshare.activities.control.CreditLedger;
 import io.gshare.activities.control.LocalProcessWorkerDeployer;
 import io.gshare.activities.control.MeteringActivitiesImpl;
+import io.gshare.api.support.HistoryRecorder;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
@@ -193,6 +194,49 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200); // idempotent
     assertThat(post("/api/v1/sessions/" + id + "/resume", "{}", token).statusCode()).isEqualTo(409);
     assertThat(session(id).at("/session/ended_at").isMissingNode()).isFalse();
+
+    // Traced: the session's workflow is found in Temporal visibility by GshareSessionId, by its owner
+    // too, and its link opens in the Temporal Web UI; the cluster's attach is found by GshareClusterId.
+    JsonNode traced = awaitOperations("session", id, token, "session-" + id);
+    assertThat(traced.path("source").asText()).isEqualTo("temporal_visibility");
+    JsonNode run = traced.at("/items/0");
+    assertThat(run.path("type").asText()).isEqualTo("Session");
+    assertThat(run.path("status").asText()).isEqualTo("completed");
+    assertUiOpens(run.path("temporal_ui_url").asText(), "session-" + id);
+    JsonNode attach = awaitOperations("cluster", clusterId, admin, "cluster-attach-" + clusterId);
+    assertUiOpens(json.readTree(get("/api/v1/operations/cluster-attach-" + clusterId, admin).body())
+        .path("temporal_ui_url").asText(), "cluster-attach-" + clusterId);
+    assertThat(attach.path("items")).extracting(i -> i.path("type").asText()).contains("ClusterAttach");
+    String stranger = tokenFor(newUser("user"));
+    assertThat(get("/api/v1/operations?object_kind=session&object_id=" + id, stranger).statusCode()).isEqualTo(404);
+    assertThat(get("/api/v1/operations?object_kind=cluster&object_id=" + clusterId, stranger).statusCode()).isEqualTo(403);
+    HttpResponse<String> badKind = get("/api/v1/operations?object_kind=galaxy&object_id=" + id, admin);
+    assertThat(badKind.statusCode()).isEqualTo(422);
+    assertThat(badKind.body()).contains("cluster, session, user, node, volume");
+    assertThat(get("/api/v1/operations?object_kind=session&object_id=x'%20or%20'1'='1", admin).statusCode()).isEqualTo(422);
+
+    HistoryRecorder.record(workflows, "session-" + id, "session-lifecycle");
+    HistoryRecorder.record(workflows, "cluster-attach-" + clusterId, "cluster-attach");
+  }
+
+  /** Lists the operations on an object until the one named is there (visibility is updated asynchronously). */
+  private JsonNode awaitOperations(String kind, String objectId, String token, String workflowId) {
+    JsonNode[] last = new JsonNode[1];
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      HttpResponse<String> listed = get("/api/v1/operations?object_kind=" + kind + "&object_id=" + objectId, token);
+      assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+      last[0] = json.readTree(listed.body());
+      assertThat(last[0].path("items")).extracting(i -> i.path("id").asText()).contains(workflowId);
+    });
+    return last[0];
+  }
+
+  private void assertUiOpens(String link, String workflowId) throws Exception {
+    assertThat(link).startsWith(io.gshare.api.support.TemporalDevServerSupport.uiUrl() + "/namespaces/default/workflows/" + workflowId);
+    HttpResponse<String> page = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(URI.create(link)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(page.statusCode()).as(link).isEqualTo(200);
+    assertThat(page.body()).contains("<html");
   }
 
   @Test
@@ -322,6 +366,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
         .containsEntry("gshare.io/image", "registry.example.com/gshare/jupyter:2026.11");
     assertThat(restored.getSpec().getNodeSelector()).containsEntry("kubernetes.io/hostname", "h200-0");
     assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200);
+    HistoryRecorder.record(workflows, "session-" + id, "session-lossless-pause");
   }
 
   @Test

@@ -23,7 +23,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Base of api integration tests: the whole Spring application on a random port, against a real
- * PostgreSQL, the embedded Temporal server on a real port, and a simulated GPU cluster whose
+ * PostgreSQL, the Temporal CLI's dev server (a real Temporal server), and a simulated GPU cluster whose
  * cluster-worker activities poll {@code gshare-cluster-clu_sim}. Everything is shared per JVM.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -48,7 +48,7 @@ public abstract class ApiIntegrationTest {
   protected static synchronized SimulatedCluster simulatedCluster() {
     if (simulatedCluster == null) {
       simulatedCluster = SimulatedCluster.start(SimulatedCluster.defaultSeed(), SimulatedCluster.Options.defaults());
-      clusterWorker = new InProcessClusterWorker(TemporalTestServerSupport.address(), SIM_CLUSTER_ID, simulatedCluster);
+      clusterWorker = new InProcessClusterWorker(TemporalDevServerSupport.address(), SIM_CLUSTER_ID, simulatedCluster);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         clusterWorker.close();
         simulatedCluster.close();
@@ -81,8 +81,8 @@ public abstract class ApiIntegrationTest {
     registry.add("spring.datasource.url", ApiIntegrationTest::jdbcUrl);
     registry.add("spring.datasource.username", () -> "postgres");
     registry.add("spring.datasource.password", () -> "");
-    registry.add("gshare.temporal.address", TemporalTestServerSupport::address);
-    registry.add("gshare.temporal.sticky-schedule-to-start", () -> "0s");
+    registry.add("gshare.temporal.address", TemporalDevServerSupport::address);
+    registry.add("gshare.temporal.ui-url", TemporalDevServerSupport::uiUrl);
     registry.add("gshare.security.key-dir", () -> keyDir().toString());
     // Attach tests run real cluster-worker processes from the jar the reactor built before this module.
     registry.add("gshare.cluster-worker.deploy", () -> "local-process");

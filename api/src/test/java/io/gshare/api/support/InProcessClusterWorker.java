@@ -26,9 +26,11 @@ public final class InProcessClusterWorker implements AutoCloseable {
     stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress).build());
     factory = WorkerFactory.newInstance(WorkflowClient.newInstance(stubs));
     kubernetes = cluster.newClient();
-    factory.newWorker(TaskQueues.cluster(clusterId)).registerActivitiesImplementations(
+    String identity = "test-worker/" + clusterId;
+    factory.newWorker(TaskQueues.cluster(clusterId), io.temporal.worker.WorkerOptions.newBuilder().setIdentity(identity).build())
+        .registerActivitiesImplementations(
         new ClusterActivitiesImpl(kubernetes),
-        new WorkerPingActivitiesImpl(new WorkerIdentity("test-worker/" + clusterId, "cluster-worker", "test")));
+        new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", "test")));
     factory.start();
   }
 

@@ -5,14 +5,13 @@ import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
 import io.gshare.workflows.session.MeteringWorkflowImpl;
 import io.gshare.workflows.session.SessionWorkflowImpl;
-import io.gshare.workflows.system.TaskQueueProbeWorkflowImpl;
 import java.util.List;
 
 /** Every workflow implementation; the control worker registers them all on {@link TaskQueues#CONTROL}. */
 public final class ControlWorkflows {
 
   public static final List<Class<?>> IMPLEMENTATIONS =
-      List.of(ClusterProbeWorkflowImpl.class, TaskQueueProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
+      List.of(ClusterProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
           ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class);
 
   private ControlWorkflows() {}

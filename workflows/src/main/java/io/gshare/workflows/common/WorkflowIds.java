@@ -32,11 +32,6 @@ public final class WorkflowIds {
     return "volume-reclaim-" + Ids.requireValid(volumeId, "volumeId");
   }
 
-  /** One probe per queue at a time; concurrent callers share its answer. */
-  public static String taskQueueProbe(String taskQueue) {
-    return "task-queue-probe-" + taskQueue;
-  }
-
   public static final String TOKEN_ROTATION = "token-rotation";
   public static final String IDLE_REAPER = "idle-reaper";
 }

@@ -4,8 +4,9 @@ import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
 /**
- * Implemented by every gShare worker on its own queue. Answering proves that a live worker polls
- * that queue, which the embedded Temporal server cannot tell otherwise (it has no DescribeTaskQueue).
+ * Implemented by every gShare worker on its own queue. Answering proves that a live worker of the
+ * right cluster polls that queue and can run activities, which a poller list alone does not: the
+ * attach workflow waits on it.
  */
 @ActivityInterface
 public interface WorkerPingActivities {

@@ -1,0 +1,61 @@
+package io.gshare.api.support;
+
+import io.temporal.testing.TemporalDevServer;
+import io.temporal.testing.TemporalDevServerOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * A real Temporal server for the integration tests: the Temporal CLI's dev server (Schedules,
+ * visibility, DescribeTaskQueue, the Web UI), in memory, on loopback, once per test JVM. The binary
+ * is the one {@code hack/tools.sh} built ({@code gshare.temporal.cli}, set by the failsafe config);
+ * the SDK's launcher starts it with downloads disabled.
+ */
+public final class TemporalDevServerSupport {
+
+  private static TemporalDevServer server;
+  private static int uiPort;
+
+  private TemporalDevServerSupport() {}
+
+  public static synchronized String address() {
+    if (server == null) {
+      Path cli = Path.of(System.getProperty("gshare.temporal.cli", "../.tools/bin/temporal")).toAbsolutePath().normalize();
+      if (!Files.isExecutable(cli)) {
+        throw new IllegalStateException("the Temporal CLI is not at " + cli + ": run make tools (hack/tools.sh) first");
+      }
+      uiPort = freePort();
+      server = TemporalDevServer.start(TemporalDevServerOptions.newBuilder()
+          .setExistingPath(cli.toString())
+          .setDownloadEnabled(false)
+          .setIp("127.0.0.1")
+          .setPort(freePort())
+          .setUiEnabled(true)
+          .setUiPort(uiPort)
+          .setLogLevel("warn")
+          .setLogFile(Path.of("target", "temporal-dev-server.log").toAbsolutePath().toString())
+          .setStartupTimeout(Duration.ofSeconds(90))
+          .build());
+      Runtime.getRuntime().addShutdownHook(new Thread(server::close));
+    }
+    return server.getTarget();
+  }
+
+  /** The dev server's Web UI. */
+  public static synchronized String uiUrl() {
+    address();
+    return "http://127.0.0.1:" + uiPort;
+  }
+
+  public static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

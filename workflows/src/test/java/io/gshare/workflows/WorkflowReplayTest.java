@@ -1,0 +1,43 @@
+package io.gshare.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gshare.workflows.common.ControlWorkflows;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.WorkflowReplayer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Histories that real executions recorded (the api's integration tests on the Temporal dev server,
+ * {@code -Dgshare.record-histories=...}) replay against today's workflow code. A change that would
+ * break an execution already running in production fails here: ship it behind {@code Workflow.getVersion}.
+ */
+class WorkflowReplayTest {
+
+  /** Every recorded history, with the workflow type it must be: a missing file fails the build. */
+  static Stream<String> histories() {
+    return Stream.of("cluster-attach", "session-lifecycle", "session-lossless-pause");
+  }
+
+  @ParameterizedTest
+  @MethodSource("histories")
+  void aRecordedHistoryReplaysAgainstTodaysCode(String name) throws Exception {
+    String json = read("histories/" + name + ".json");
+    assertThat(WorkflowExecutionHistory.fromJson(json).getEvents()).as("%s has events", name).hasSizeGreaterThan(10);
+
+    WorkflowReplayer.replayWorkflowExecution(json, ControlWorkflows.IMPLEMENTATIONS.get(0),
+        ControlWorkflows.IMPLEMENTATIONS.subList(1, ControlWorkflows.IMPLEMENTATIONS.size()).toArray(Class<?>[]::new));
+  }
+
+  private static String read(String resource) throws IOException {
+    try (InputStream in = WorkflowReplayTest.class.getClassLoader().getResourceAsStream(resource)) {
+      assertThat(in).as("recorded history %s (record it with the api's integration tests)", resource).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+}
