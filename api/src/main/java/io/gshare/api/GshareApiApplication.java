@@ -16,7 +16,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * layer. Two commands run inside the api container and print only a token:
  * {@code sign-internal-jwt operator:<clusterId> [--ttl SECONDS]} and {@code bootstrap-superadmin}.
  */
-@SpringBootApplication
+@SpringBootApplication(scanBasePackages = {"io.gshare.api", "io.gshare.core"})
 @ConfigurationPropertiesScan
 @org.springframework.scheduling.annotation.EnableScheduling
 public class GshareApiApplication {

@@ -1,5 +1,6 @@
 package io.gshare.activities.control;
 
+import io.gshare.core.credit.BillingWindows;
 import io.gshare.workflows.session.MeteringActivities;
 import io.gshare.workflows.session.MeteringResult;
 import java.time.Clock;

@@ -1,64 +1,69 @@
 package io.gshare.activities.control;
 
+import io.gshare.core.credit.BillingWindows;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.placement.PlacementService;
+import io.gshare.core.session.SessionRepository;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionControlActivities;
 import io.gshare.workflows.session.SessionRecord;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import io.temporal.failure.ApplicationFailure;
+import org.springframework.transaction.support.TransactionTemplate;
 
-/** A session's control-plane side: placement, its row, its billing windows. Each call is idempotent. */
+/**
+ * A session's control-plane side: placement, its row, its billing windows, each through the domain
+ * (core) that the HTTP layer uses too. Each call is idempotent.
+ */
 public class SessionControlActivitiesImpl implements SessionControlActivities {
 
-  private final JdbcClient jdbc;
+  private final SessionRepository sessions;
   private final BillingWindows billing;
-  private final Placer placer;
+  private final PlacementService placement;
+  private final TransactionTemplate transactions;
 
-  public SessionControlActivitiesImpl(JdbcClient jdbc, BillingWindows billing, Placer placer) {
-    this.jdbc = jdbc;
+  public SessionControlActivitiesImpl(SessionRepository sessions, BillingWindows billing, PlacementService placement,
+      TransactionTemplate transactions) {
+    this.sessions = sessions;
     this.billing = billing;
-    this.placer = placer;
+    this.placement = placement;
+    this.transactions = transactions;
   }
 
+  /**
+   * Re-admits and places the session for a resume. Whatever it held is given back and asked for anew in
+   * one transaction: a retried attempt must not free its GPUs for someone else between the two. A
+   * session lives on one cluster (its URL, its volume's claim and its checkpoint are there). A refusal
+   * is non-retryable, typed with its problem code.
+   */
   @Override
   public GpuPlacement place(String sessionId) {
-    return placer.place(sessionId);
-  }
-
-  private void release(String sessionId) {
-    jdbc.sql("update allocations set released_at = now() where session_id = :s and released_at is null")
-        .param("s", sessionId).update();
+    SessionRepository.PlacementAsk ask = sessions.placementAskOf(sessionId);
+    try {
+      return transactions.execute(tx -> {
+        placement.release(sessionId);
+        return placement.allocate(new PlacementService.Request(sessionId, ask.userId(), ask.offeringId(), ask.clusterId()))
+            .placement();
+      });
+    } catch (GshareException refused) {
+      throw ApplicationFailure.newNonRetryableFailure(refused.getMessage(), refused.code().code());
+    }
   }
 
   @Override
   public void record(SessionRecord r) {
-    jdbc.sql("""
-        update sessions set
-               state = :state,
-               state_reason = :reason,
-               url = case when :state = 'running' then coalesce(:url, url) else null end,
-               node_id = case when :state in ('running', 'creating', 'resuming') then coalesce(:node, node_id) else node_id end,
-               node_hostname = coalesce(:host, node_hostname),
-               pause_kind = case when :state = 'paused' then coalesce(:kind, pause_kind) when :state = 'running' then null
-                                 else pause_kind end,
-               checkpoint_image = case when :state = 'paused' then :checkpoint else checkpoint_image end,
-               started_at = case when :state = 'running' then coalesce(started_at, now()) else started_at end,
-               ended_at = case when :state in ('terminated', 'failed') then coalesce(ended_at, now()) else ended_at end
-         where id = :id
-        """)
-        .param("id", r.sessionId()).param("state", r.state()).param("reason", r.reason()).param("url", r.url())
-        .param("node", r.nodeId()).param("host", r.hostname()).param("kind", r.pauseKind()).param("checkpoint", r.checkpoint())
-        .update();
+    sessions.record(r);
   }
 
   @Override
   public void markRunning(SessionRecord running) {
-    record(running);
+    sessions.record(running);
     billing.open(running.sessionId());
   }
 
   @Override
   public void settle(SessionRecord stopped) {
     billing.close(stopped.sessionId());
-    release(stopped.sessionId());
-    record(stopped);
+    placement.release(stopped.sessionId());
+    sessions.record(stopped);
   }
 }

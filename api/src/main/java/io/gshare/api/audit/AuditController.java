@@ -1,7 +1,7 @@
 package io.gshare.api.audit;
 
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;

@@ -1,10 +1,12 @@
 package io.gshare.api.catalogue;
 
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.catalogue.OfferingRepository;
+
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
-import io.gshare.api.support.NewIds;
+import io.gshare.core.support.NewIds;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;

@@ -1,6 +1,10 @@
 package io.gshare.api.cluster;
 
-import io.gshare.api.error.GshareException;
+import io.gshare.core.cluster.ClusterRepository;
+
+import io.gshare.core.cluster.Cluster;
+
+import io.gshare.core.error.GshareException;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.workflows.cluster.ClusterDescription;

@@ -1,15 +1,19 @@
 package io.gshare.api.cluster;
 
+import io.gshare.core.cluster.ClusterRepository;
+
+import io.gshare.core.cluster.Cluster;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
 import io.gshare.api.dev.DevProperties;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.operation.OperationService;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
-import io.gshare.api.support.NewIds;
+import io.gshare.core.support.NewIds;
 import io.gshare.workflows.cluster.ClusterAttachRequest;
 import io.gshare.workflows.cluster.ClusterAttachWorkflow;
 import io.gshare.workflows.cluster.ClusterDetachWorkflow;

@@ -1,7 +1,9 @@
 package io.gshare.api.cluster;
 
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.cluster.ClusterRepository;
+
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.workflows.cluster.ClusterProbeRequest;
 import io.gshare.workflows.cluster.ClusterProbeResult;
 import io.gshare.workflows.cluster.ClusterProbeWorkflow;

@@ -1,8 +1,8 @@
 package io.gshare.api.config;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.error.ProblemDetailsAdvice;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;

@@ -1,11 +1,11 @@
 package io.gshare.api.credit;
 
-import io.gshare.activities.control.CreditLedger;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
-import io.gshare.api.support.NewIds;
+import io.gshare.core.support.NewIds;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -43,14 +43,6 @@ class CreditController {
     this.ledger = ledger;
     this.jdbc = jdbc;
     this.access = access;
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  static class LedgerConfig {
-    @Bean
-    CreditLedger creditLedger(JdbcClient jdbc) {
-      return new CreditLedger(jdbc);
-    }
   }
 
   record Entry(long id, BigDecimal amount, String kind, String sessionId, Instant bucketStart, String description,

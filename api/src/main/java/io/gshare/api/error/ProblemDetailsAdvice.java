@@ -1,5 +1,9 @@
 package io.gshare.api.error;
 
+import io.gshare.core.error.ProblemCode;
+
+import io.gshare.core.error.GshareException;
+
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.grpc.Status;

@@ -1,7 +1,7 @@
 package io.gshare.api.internalplane;
 
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.node.InventoryReport;
 import io.gshare.api.node.NodeRepository;
 import io.gshare.api.security.Access;

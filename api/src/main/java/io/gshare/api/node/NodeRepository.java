@@ -3,7 +3,7 @@ package io.gshare.api.node;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.api.support.NewIds;
+import io.gshare.core.support.NewIds;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;

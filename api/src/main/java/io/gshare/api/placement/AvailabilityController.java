@@ -1,8 +1,10 @@
 package io.gshare.api.placement;
 
-import io.gshare.api.catalogue.OfferingRepository;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.placement.PlacementService;
+
+import io.gshare.core.catalogue.OfferingRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

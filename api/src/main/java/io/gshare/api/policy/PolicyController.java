@@ -1,7 +1,11 @@
 package io.gshare.api.policy;
 
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.policy.PolicyRepository;
+
+import io.gshare.core.policy.Policy;
+
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;

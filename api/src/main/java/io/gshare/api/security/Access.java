@@ -1,8 +1,8 @@
 package io.gshare.api.security;
 
 import io.gshare.api.audit.AuditLog;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import java.util.Objects;
 import org.springframework.stereotype.Component;
 

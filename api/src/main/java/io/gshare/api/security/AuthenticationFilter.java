@@ -2,9 +2,9 @@ package io.gshare.api.security;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.audit.AuditLog;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.error.ProblemDetailsAdvice;
-import io.gshare.api.user.UserRepository;
+import io.gshare.core.user.UserRepository;
 import io.gshare.workflows.common.Ids;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

@@ -1,7 +1,7 @@
 package io.gshare.api.security;
 
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import java.util.List;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.MethodParameter;

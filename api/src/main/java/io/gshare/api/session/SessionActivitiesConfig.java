@@ -1,13 +1,12 @@
 package io.gshare.api.session;
 
-import io.gshare.activities.control.BillingWindows;
-import io.gshare.activities.control.CreditLedger;
 import io.gshare.activities.control.MeteringActivitiesImpl;
 import io.gshare.activities.control.SessionControlActivitiesImpl;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.placement.PlacementService;
 import io.gshare.api.temporal.ControlWorker;
-import io.temporal.failure.ApplicationFailure;
+import io.gshare.core.credit.BillingWindows;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.core.placement.PlacementService;
+import io.gshare.core.session.SessionRepository;
 import java.time.Clock;
 import java.util.List;
 import org.springframework.context.annotation.Bean;
@@ -15,7 +14,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** The session and metering activities, wired to the api's placement and ledger. */
+/** The session and metering activities, on the same domain services as the HTTP layer. */
 @Configuration(proxyBeanMethods = false)
 class SessionActivitiesConfig {
 
@@ -25,26 +24,10 @@ class SessionActivitiesConfig {
   }
 
   @Bean
-  ControlWorker.ControlActivities sessionControlActivities(JdbcClient jdbc, BillingWindows billing,
-      PlacementService placement, TransactionTemplate transactions) {
-    SessionControlActivitiesImpl session = new SessionControlActivitiesImpl(jdbc, billing, sessionId -> {
-      record Ask(String userId, String offeringId, String clusterId) {}
-      Ask ask = jdbc.sql("select user_id, offering_id, cluster_id from sessions where id = :id").param("id", sessionId)
-          .query((rs, n) -> new Ask(rs.getString(1), rs.getString(2), rs.getString(3))).single();
-      try {
-        // Whatever this session held is given back and asked for anew in one transaction: a retried
-        // attempt must not free its GPUs for someone else between the two. A session lives on one
-        // cluster: its URL, its volume's claim and its checkpoint are there.
-        return transactions.execute(tx -> {
-          placement.release(sessionId);
-          return placement.allocate(new PlacementService.Request(sessionId, ask.userId(), ask.offeringId(), ask.clusterId()))
-              .placement();
-        });
-      } catch (GshareException refused) {
-        throw ApplicationFailure.newNonRetryableFailure(refused.getMessage(), refused.code().code());
-      }
-    });
-    return new ControlWorker.ControlActivities(List.of(session,
+  ControlWorker.ControlActivities sessionControlActivities(JdbcClient jdbc, SessionRepository sessions,
+      BillingWindows billing, PlacementService placement, TransactionTemplate transactions) {
+    return new ControlWorker.ControlActivities(List.of(
+        new SessionControlActivitiesImpl(sessions, billing, placement, transactions),
         new MeteringActivitiesImpl(jdbc, billing, Clock.systemUTC())));
   }
 }

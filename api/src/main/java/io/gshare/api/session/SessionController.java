@@ -1,7 +1,9 @@
 package io.gshare.api.session;
 
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.session.SessionRepository;
+
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.workflows.common.OperationProgress;

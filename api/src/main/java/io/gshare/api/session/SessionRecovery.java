@@ -1,7 +1,7 @@
 package io.gshare.api.session;
 
-import io.gshare.api.policy.Policy;
-import io.gshare.api.policy.PolicyRepository;
+import io.gshare.core.policy.Policy;
+import io.gshare.core.policy.PolicyRepository;
 import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.GpuPlacement;

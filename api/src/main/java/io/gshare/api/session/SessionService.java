@@ -1,13 +1,13 @@
 package io.gshare.api.session;
 
-import io.gshare.api.catalogue.OfferingRepository;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
-import io.gshare.api.placement.PlacementService;
-import io.gshare.api.policy.Policy;
+import io.gshare.core.catalogue.OfferingRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.placement.PlacementService;
+import io.gshare.core.policy.Policy;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
-import io.gshare.api.support.NewIds;
+import io.gshare.core.support.NewIds;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;

@@ -1,7 +1,7 @@
 package io.gshare.api.system;
 
-import io.gshare.api.cluster.Cluster;
-import io.gshare.api.cluster.ClusterRepository;
+import io.gshare.core.cluster.Cluster;
+import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.TokenKind;
@@ -99,7 +99,7 @@ class SystemController {
     TokenKind tokenKind = switch (kind) {
       case "internal" -> TokenKind.INTERNAL;
       case "user" -> TokenKind.USER;
-      default -> throw new io.gshare.api.error.GshareException(io.gshare.api.error.ProblemCode.NOT_FOUND,
+      default -> throw new io.gshare.core.error.GshareException(io.gshare.core.error.ProblemCode.NOT_FOUND,
           "no signing key kind '" + kind + "' (internal or user)");
     };
     return new RotatedKey(kind, tokens.rotate(tokenKind).getKeyID());

@@ -1,5 +1,7 @@
 package io.gshare.api.user;
 
+import io.gshare.core.user.UserRepository;
+
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

@@ -1,6 +1,6 @@
 package io.gshare.api.volume;
 
-import io.gshare.api.error.GshareException;
+import io.gshare.core.error.GshareException;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;

@@ -1,8 +1,8 @@
 package io.gshare.api.bench;
 
-import io.gshare.activities.control.CreditLedger;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.placement.PlacementService;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.placement.PlacementService;
 import io.gshare.api.support.InventoryFixture;
 import java.math.BigDecimal;
 import java.util.ArrayList;

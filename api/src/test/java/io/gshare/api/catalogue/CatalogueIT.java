@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.activities.control.CreditLedger;
+import io.gshare.core.credit.CreditLedger;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;

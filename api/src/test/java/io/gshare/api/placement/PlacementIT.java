@@ -1,12 +1,14 @@
 package io.gshare.api.placement;
 
+import io.gshare.core.placement.PlacementService;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.activities.control.CreditLedger;
-import io.gshare.api.error.GshareException;
-import io.gshare.api.error.ProblemCode;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;

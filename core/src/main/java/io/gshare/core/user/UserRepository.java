@@ -1,4 +1,4 @@
-package io.gshare.api.user;
+package io.gshare.core.user;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,4 +1,4 @@
-package io.gshare.api.cluster;
+package io.gshare.core.cluster;
 
 import java.time.Instant;
 

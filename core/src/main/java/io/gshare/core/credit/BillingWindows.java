@@ -1,4 +1,4 @@
-package io.gshare.activities.control;
+package io.gshare.core.credit;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

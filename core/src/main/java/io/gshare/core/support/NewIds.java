@@ -1,4 +1,4 @@
-package io.gshare.api.support;
+package io.gshare.core.support;
 
 import java.security.SecureRandom;
 

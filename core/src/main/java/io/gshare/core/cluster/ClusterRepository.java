@@ -1,6 +1,6 @@
-package io.gshare.api.cluster;
+package io.gshare.core.cluster;
 
-import io.gshare.api.node.NodeProperties;
+import io.gshare.core.node.Liveness;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -25,9 +25,9 @@ public class ClusterRepository {
       """;
 
   private final JdbcClient jdbc;
-  private final NodeProperties nodes;
+  private final Liveness nodes;
 
-  ClusterRepository(JdbcClient jdbc, NodeProperties nodes) {
+  ClusterRepository(JdbcClient jdbc, Liveness nodes) {
     this.jdbc = jdbc;
     this.nodes = nodes;
   }

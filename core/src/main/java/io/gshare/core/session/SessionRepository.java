@@ -1,4 +1,4 @@
-package io.gshare.api.session;
+package io.gshare.core.session;
 
 import java.math.BigDecimal;
 import java.sql.ResultSet;
@@ -27,6 +27,35 @@ public class SessionRepository {
 
   SessionRepository(JdbcClient jdbc) {
     this.jdbc = jdbc;
+  }
+
+  /** What a session asked for when it was placed: its user, offering and cluster (a resume stays there). */
+  public record PlacementAsk(String userId, String offeringId, String clusterId) {}
+
+  public PlacementAsk placementAskOf(String sessionId) {
+    return jdbc.sql("select user_id, offering_id, cluster_id from sessions where id = :id").param("id", sessionId)
+        .query((rs, n) -> new PlacementAsk(rs.getString(1), rs.getString(2), rs.getString(3))).single();
+  }
+
+  /** Writes the state a session's workflow reached, with what comes with it (URL, node, pause kind, checkpoint). */
+  public void record(io.gshare.workflows.session.SessionRecord r) {
+    jdbc.sql("""
+        update sessions set
+               state = :state,
+               state_reason = :reason,
+               url = case when :state = 'running' then coalesce(:url, url) else null end,
+               node_id = case when :state in ('running', 'creating', 'resuming') then coalesce(:node, node_id) else node_id end,
+               node_hostname = coalesce(:host, node_hostname),
+               pause_kind = case when :state = 'paused' then coalesce(:kind, pause_kind) when :state = 'running' then null
+                                 else pause_kind end,
+               checkpoint_image = case when :state = 'paused' then :checkpoint else checkpoint_image end,
+               started_at = case when :state = 'running' then coalesce(started_at, now()) else started_at end,
+               ended_at = case when :state in ('terminated', 'failed') then coalesce(ended_at, now()) else ended_at end
+         where id = :id
+        """)
+        .param("id", r.sessionId()).param("state", r.state()).param("reason", r.reason()).param("url", r.url())
+        .param("node", r.nodeId()).param("host", r.hostname()).param("kind", r.pauseKind()).param("checkpoint", r.checkpoint())
+        .update();
   }
 
   public Optional<Session> findById(String id) {

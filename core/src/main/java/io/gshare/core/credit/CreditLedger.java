@@ -1,4 +1,4 @@
-package io.gshare.activities.control;
+package io.gshare.core.credit;
 
 import java.math.BigDecimal;
 import java.sql.Timestamp;
@@ -12,7 +12,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * idempotent call. The account balance moves only through the ledger's trigger, in the same
  * transaction as the entry. Reusing a key for a different entry is a bug and is refused.
  */
-public final class CreditLedger {
+@org.springframework.stereotype.Component
+public class CreditLedger {
 
   /** The outcome of a write: the entry's id, and whether this call booked it or found it booked. */
   public record Booked(long entryId, boolean created) {}

@@ -1,6 +1,6 @@
-package io.gshare.api.policy;
+package io.gshare.core.policy;
 
-import io.gshare.api.support.NewIds;
+import io.gshare.core.support.NewIds;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Optional;

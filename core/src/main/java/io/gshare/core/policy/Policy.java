@@ -1,4 +1,4 @@
-package io.gshare.api.policy;
+package io.gshare.core.policy;
 
 import java.math.BigDecimal;
 

@@ -1,4 +1,4 @@
-package io.gshare.api.catalogue;
+package io.gshare.core.catalogue;
 
 import java.math.BigDecimal;
 import java.sql.ResultSet;

@@ -1,4 +1,4 @@
-package io.gshare.api.error;
+package io.gshare.core.error;
 
 import java.util.Map;
 
