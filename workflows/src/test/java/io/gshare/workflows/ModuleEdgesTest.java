@@ -61,6 +61,12 @@ class ModuleEdgesTest {
   }
 
   @Test
+  void workflowPackagesHaveNoCycles() {
+    com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices()
+        .matching("io.gshare.workflows.(*)..").should().beFreeOfCycles().check(WORKFLOW_CLASSES);
+  }
+
+  @Test
   void pomEdgesMatchTheDesign() throws Exception {
     Path root = Path.of("").toAbsolutePath().getParent();
     Map<String, List<String>> dependenciesByModule = new LinkedHashMap<>();
@@ -72,6 +78,9 @@ class ModuleEdgesTest {
     assertThat(dependenciesByModule).containsKeys("gshare-workflows", "gshare-api", "gshare-cluster-worker");
 
     assertThat(dependenciesByModule.get("gshare-workflows")).containsExactly("io.temporal:temporal-sdk");
+    assertThat(dependenciesByModule.get("gshare-core")).as("core: the domain on spring-jdbc, no web, no worker")
+        .doesNotContain("io.gshare:gshare-activities", "org.springframework:spring-web", "org.springframework:spring-webmvc",
+            "org.springframework.boot:spring-boot-starter-web");
     dependenciesByModule.forEach(
         (module, deps) ->
             assertThat(deps)

@@ -2,7 +2,7 @@ package io.gshare.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gshare.workflows.common.ControlWorkflows;
+import io.gshare.workflows.ControlWorkflows;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;

@@ -1,10 +1,8 @@
 package io.gshare.api.catalogue;
 
 import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
-import io.gshare.core.support.NewIds;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -13,13 +11,10 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.List;
-import java.util.Optional;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.http.HttpStatus;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import io.gshare.core.catalogue.ImageRepository;
+import io.gshare.core.catalogue.ImageRepository.Image;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PatchMapping;
@@ -36,15 +31,13 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "catalogue")
 class ImageController {
 
-  private final JdbcClient jdbc;
+  private final ImageRepository images;
   private final Access access;
 
-  ImageController(JdbcClient jdbc, Access access) {
-    this.jdbc = jdbc;
+  ImageController(ImageRepository images, Access access) {
+    this.images = images;
     this.access = access;
   }
-
-  record Image(String id, String name, String reference, int port, String path, String description, boolean active) {}
 
   /** @param reference an image reference, e.g. registry.example.com/gshare/jupyter:2026.11 */
   record ImageInput(@NotBlank @Size(max = 100) String name,
@@ -61,14 +54,14 @@ class ImageController {
   @GetMapping
   @Operation(summary = "Session images (users: active ones)")
   ImageList list(Caller.User caller) {
-    return new ImageList(jdbc.sql("select * from images" + (caller.isAdmin() ? "" : " where active") + " order by name")
-        .query(ImageController::map).list());
+    return new ImageList(images.list(!caller.isAdmin()));
   }
 
   @GetMapping("/{id}")
   @Operation(summary = "One image")
   Image get(Caller.User caller, @PathVariable String id) {
-    return find(id).filter(i -> i.active() || caller.isAdmin()).orElseThrow(() -> GshareException.notFound("image", id));
+    return images.findById(id).filter(i -> i.active() || caller.isAdmin())
+        .orElseThrow(() -> GshareException.notFound("image", id));
   }
 
   @PostMapping
@@ -76,42 +69,19 @@ class ImageController {
   @Operation(summary = "Add an image (admins); port defaults to 8888 (Jupyter), path to /")
   Image create(Caller.User caller, @Valid @RequestBody ImageInput in) {
     access.requireAdmin(caller, "image", null);
-    String id = NewIds.next("img");
-    try {
-      jdbc.sql("""
-          insert into images (id, name, reference, port, path, description, active)
-          values (:id, :name, :ref, :port, :path, :desc, :active)
-          """)
-          .param("id", id).param("name", in.name()).param("ref", in.reference())
-          .param("port", in.port() == null ? 8888 : in.port()).param("path", in.path() == null ? "/" : in.path())
-          .param("desc", in.description()).param("active", in.active() == null || in.active())
-          .update();
-    } catch (DuplicateKeyException e) {
-      throw new GshareException(ProblemCode.CONFLICT, "an image named " + in.name() + " already exists");
-    }
-    return find(id).orElseThrow();
+    return images.create(new Image(null, in.name(), in.reference(), in.port() == null ? 8888 : in.port(),
+        in.path() == null ? "/" : in.path(), in.description(), in.active() == null || in.active()));
   }
 
   @PatchMapping("/{id}")
   @Operation(summary = "Change an image (admins)")
   Image update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ImageChange in) {
     access.requireAdmin(caller, "image", id);
-    Image i = find(id).orElseThrow(() -> GshareException.notFound("image", id));
-    try {
-      jdbc.sql("""
-          update images set name = :name, reference = :ref, port = :port, path = :path, description = :desc, active = :active
-           where id = :id
-          """)
-          .param("id", id).param("name", in.name() == null ? i.name() : in.name())
-          .param("ref", in.reference() == null ? i.reference() : in.reference())
-          .param("port", in.port() == null ? i.port() : in.port()).param("path", in.path() == null ? i.path() : in.path())
-          .param("desc", in.description() == null ? i.description() : in.description())
-          .param("active", in.active() == null ? i.active() : in.active())
-          .update();
-    } catch (DuplicateKeyException e) {
-      throw new GshareException(ProblemCode.CONFLICT, "an image named " + in.name() + " already exists");
-    }
-    return find(id).orElseThrow();
+    Image i = images.findById(id).orElseThrow(() -> GshareException.notFound("image", id));
+    return images.update(new Image(id, in.name() == null ? i.name() : in.name(),
+        in.reference() == null ? i.reference() : in.reference(), in.port() == null ? i.port() : in.port(),
+        in.path() == null ? i.path() : in.path(), in.description() == null ? i.description() : in.description(),
+        in.active() == null ? i.active() : in.active()));
   }
 
   @DeleteMapping("/{id}")
@@ -119,17 +89,8 @@ class ImageController {
   @Operation(summary = "Remove an image (admins); sessions keep the reference they ran")
   void delete(Caller.User caller, @PathVariable String id) {
     access.requireAdmin(caller, "image", id);
-    if (jdbc.sql("delete from images where id = :id").param("id", id).update() == 0) {
+    if (!images.delete(id)) {
       throw GshareException.notFound("image", id);
     }
-  }
-
-  private Optional<Image> find(String id) {
-    return jdbc.sql("select * from images where id = :id").param("id", id).query(ImageController::map).optional();
-  }
-
-  private static Image map(ResultSet rs, int row) throws SQLException {
-    return new Image(rs.getString("id"), rs.getString("name"), rs.getString("reference"), rs.getInt("port"),
-        rs.getString("path"), rs.getString("description"), rs.getBoolean("active"));
   }
 }

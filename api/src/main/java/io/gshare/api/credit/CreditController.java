@@ -15,14 +15,14 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.math.BigDecimal;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import io.gshare.core.credit.CreditLedger.Entry;
+import io.gshare.core.user.UserRepository;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -36,17 +36,14 @@ import org.springframework.web.bind.annotation.RestController;
 class CreditController {
 
   private final CreditLedger ledger;
-  private final JdbcClient jdbc;
+  private final UserRepository users;
   private final Access access;
 
-  CreditController(CreditLedger ledger, JdbcClient jdbc, Access access) {
+  CreditController(CreditLedger ledger, UserRepository users, Access access) {
     this.ledger = ledger;
-    this.jdbc = jdbc;
+    this.users = users;
     this.access = access;
   }
-
-  record Entry(long id, BigDecimal amount, String kind, String sessionId, Instant bucketStart, String description,
-      Instant createdAt) {}
 
   record Credits(String userId, String accountId, BigDecimal balance, List<Entry> entries) {}
 
@@ -70,13 +67,7 @@ class CreditController {
     }
     requireUser(user);
     String account = ledger.accountOf(user);
-    List<Entry> entries = jdbc.sql("""
-        select * from credit_ledger where account_id = :a order by created_at desc, id desc limit :limit
-        """).param("a", account).param("limit", limit)
-        .query((rs, n) -> new Entry(rs.getLong("id"), rs.getBigDecimal("amount"), rs.getString("kind"),
-            rs.getString("session_id"), instant(rs.getTimestamp("bucket_start")), rs.getString("description"),
-            instant(rs.getTimestamp("created_at"))))
-        .list();
+    List<Entry> entries = ledger.entries(account, limit);
     return new Credits(user, account, ledger.balance(account), entries);
   }
 
@@ -100,12 +91,8 @@ class CreditController {
   }
 
   private void requireUser(String userId) {
-    if (jdbc.sql("select count(*) from users where id = :u").param("u", userId).query(Integer.class).single() == 0) {
+    if (!users.exists(userId)) {
       throw GshareException.notFound("user", userId);
     }
-  }
-
-  private static Instant instant(Timestamp ts) {
-    return ts == null ? null : ts.toInstant();
   }
 }

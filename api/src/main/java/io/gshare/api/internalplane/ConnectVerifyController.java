@@ -1,6 +1,7 @@
 package io.gshare.api.internalplane;
 
 import io.gshare.api.audit.AuditLog;
+import io.gshare.core.session.SessionRepository;
 import io.gshare.api.security.AuthenticationFilter;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.InvalidTokenException;
@@ -14,7 +15,6 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.http.ResponseEntity;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
@@ -31,19 +31,17 @@ class ConnectVerifyController {
   static final Pattern SESSION_PATH = Pattern.compile("^/s/([a-z0-9][a-z0-9_-]{0,62})(?:/.*)?$");
 
   private final AuthenticationFilter authentication;
-  private final JdbcClient jdbc;
+  private final SessionRepository sessions;
   private final AuditLog audit;
   private final SecurityProperties properties;
 
-  ConnectVerifyController(AuthenticationFilter authentication, JdbcClient jdbc, AuditLog audit,
+  ConnectVerifyController(AuthenticationFilter authentication, SessionRepository sessions, AuditLog audit,
       SecurityProperties properties) {
     this.authentication = authentication;
-    this.jdbc = jdbc;
+    this.sessions = sessions;
     this.audit = audit;
     this.properties = properties;
   }
-
-  private record Target(String userId, String sessionDomain, String state) {}
 
   @GetMapping("/internal/connect/verify")
   @Operation(summary = "auth-url for session ingresses: 2xx may open, 401 not signed in, 403 not yours")
@@ -69,14 +67,7 @@ class ConnectVerifyController {
       return ResponseEntity.status(403).build();
     }
     String sessionId = m.group(1);
-    Optional<Target> target = jdbc.sql("""
-        select s.user_id, c.session_domain, s.state
-          from sessions s left join clusters c on c.id = s.cluster_id
-         where s.id = :id
-        """)
-        .param("id", sessionId)
-        .query((rs, n) -> new Target(rs.getString(1), rs.getString(2), rs.getString(3)))
-        .optional();
+    Optional<SessionRepository.UrlTarget> target = sessions.urlTargetOf(sessionId);
     String why = target.isEmpty() ? "no such session"
         : !target.get().userId().equals(caller.userId()) ? "not the owner"
         : !url.getHost().equalsIgnoreCase(String.valueOf(target.get().sessionDomain())) ? "host is not the session's cluster domain"

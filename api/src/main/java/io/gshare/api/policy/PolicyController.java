@@ -16,7 +16,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.Pattern;
 import java.math.BigDecimal;
 import org.springframework.http.HttpStatus;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import io.gshare.core.user.TeamRepository;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -30,12 +30,12 @@ import org.springframework.web.bind.annotation.RestController;
 class PolicyController {
 
   private final PolicyRepository policies;
-  private final JdbcClient jdbc;
+  private final TeamRepository teams;
   private final Access access;
 
-  PolicyController(PolicyRepository policies, JdbcClient jdbc, Access access) {
+  PolicyController(PolicyRepository policies, TeamRepository teams, Access access) {
     this.policies = policies;
-    this.jdbc = jdbc;
+    this.teams = teams;
     this.access = access;
   }
 
@@ -97,7 +97,7 @@ class PolicyController {
   }
 
   private void requireTeam(String teamId) {
-    if (jdbc.sql("select count(*) from teams where id = :t").param("t", teamId).query(Integer.class).single() == 0) {
+    if (!teams.exists(teamId)) {
       throw new GshareException(ProblemCode.NOT_FOUND, "no team with id '" + teamId + "'");
     }
   }

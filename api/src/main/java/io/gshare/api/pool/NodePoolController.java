@@ -4,7 +4,6 @@ import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
-import io.gshare.core.support.NewIds;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -12,10 +11,10 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.util.List;
-import java.util.Optional;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.http.HttpStatus;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import io.gshare.core.pool.NodePoolRepository;
+import io.gshare.core.pool.NodePoolRepository.NodePool;
+import io.gshare.core.user.TeamRepository;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -37,15 +36,15 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "node pools")
 class NodePoolController {
 
-  private final JdbcClient jdbc;
+  private final NodePoolRepository pools;
+  private final TeamRepository teams;
   private final Access access;
 
-  NodePoolController(JdbcClient jdbc, Access access) {
-    this.jdbc = jdbc;
+  NodePoolController(NodePoolRepository pools, TeamRepository teams, Access access) {
+    this.pools = pools;
+    this.teams = teams;
     this.access = access;
   }
-
-  record NodePool(String id, String name, String teamId, String description, List<String> nodeIds) {}
 
   record PoolInput(@NotBlank @Size(max = 100) String name, String teamId, @Size(max = 1000) String description) {}
 
@@ -59,15 +58,14 @@ class NodePoolController {
   @Operation(summary = "Node pools and their nodes (admins)")
   PoolList list(Caller.User caller) {
     access.requireAdmin(caller, "node_pool", null);
-    return new PoolList(jdbc.sql("select id from node_pools order by name").query(String.class).list().stream()
-        .map(id -> find(id).orElseThrow()).toList());
+    return new PoolList(pools.list());
   }
 
   @GetMapping("/{id}")
   @Operation(summary = "One node pool (admins)")
   NodePool get(Caller.User caller, @PathVariable String id) {
     access.requireAdmin(caller, "node_pool", id);
-    return find(id).orElseThrow(() -> GshareException.notFound("node pool", id));
+    return pools.findById(id).orElseThrow(() -> GshareException.notFound("node pool", id));
   }
 
   @PostMapping
@@ -76,31 +74,18 @@ class NodePoolController {
   NodePool create(Caller.User caller, @Valid @RequestBody PoolInput in) {
     access.requireAdmin(caller, "node_pool", null);
     requireTeam(in.teamId());
-    String id = NewIds.next("pool");
-    try {
-      jdbc.sql("insert into node_pools (id, name, team_id, description) values (:id, :n, :t, :d)")
-          .param("id", id).param("n", in.name()).param("t", in.teamId()).param("d", in.description()).update();
-    } catch (DuplicateKeyException e) {
-      throw new GshareException(ProblemCode.CONFLICT, "a node pool named " + in.name() + " already exists");
-    }
-    return find(id).orElseThrow();
+    return pools.create(in.name(), in.teamId(), in.description());
   }
 
   @PatchMapping("/{id}")
   @Operation(summary = "Rename a pool or give it to another team (admins; team_id \"\" frees it)")
   NodePool update(Caller.User caller, @PathVariable String id, @Valid @RequestBody PoolChange in) {
     access.requireAdmin(caller, "node_pool", id);
-    NodePool pool = find(id).orElseThrow(() -> GshareException.notFound("node pool", id));
+    NodePool pool = pools.findById(id).orElseThrow(() -> GshareException.notFound("node pool", id));
     String team = in.teamId() == null ? pool.teamId() : (in.teamId().isEmpty() ? null : in.teamId());
     requireTeam(team);
-    try {
-      jdbc.sql("update node_pools set name = :n, team_id = :t, description = :d where id = :id")
-          .param("id", id).param("n", in.name() == null ? pool.name() : in.name()).param("t", team)
-          .param("d", in.description() == null ? pool.description() : in.description()).update();
-    } catch (DuplicateKeyException e) {
-      throw new GshareException(ProblemCode.CONFLICT, "a node pool named " + in.name() + " already exists");
-    }
-    return find(id).orElseThrow();
+    return pools.update(id, in.name() == null ? pool.name() : in.name(), team,
+        in.description() == null ? pool.description() : in.description());
   }
 
   @PutMapping("/{id}/nodes")
@@ -108,18 +93,8 @@ class NodePoolController {
   @Operation(summary = "Set the pool's nodes (admins): listed nodes join it, others of the pool return to the shared pool")
   NodePool setNodes(Caller.User caller, @PathVariable String id, @Valid @RequestBody PoolNodes in) {
     access.requireAdmin(caller, "node_pool", id);
-    find(id).orElseThrow(() -> GshareException.notFound("node pool", id));
-    String[] ids = in.nodeIds().toArray(String[]::new);
-    List<String> known = jdbc.sql("select id from nodes where id = any(:ids) and removed_at is null")
-        .param("ids", ids).query(String.class).list();
-    List<String> unknown = in.nodeIds().stream().filter(n -> !known.contains(n)).toList();
-    if (!unknown.isEmpty()) {
-      throw new GshareException(ProblemCode.VALIDATION_FAILED, "no such nodes: " + String.join(", ", unknown));
-    }
-    jdbc.sql("update nodes set pool_id = null where pool_id = :p and not (id = any(:ids))").param("p", id)
-        .param("ids", ids).update();
-    jdbc.sql("update nodes set pool_id = :p where id = any(:ids)").param("p", id).param("ids", ids).update();
-    return find(id).orElseThrow();
+    pools.findById(id).orElseThrow(() -> GshareException.notFound("node pool", id));
+    return pools.setNodes(id, in.nodeIds());
   }
 
   @DeleteMapping("/{id}")
@@ -127,24 +102,13 @@ class NodePoolController {
   @Operation(summary = "Delete a pool (admins); its nodes return to the shared pool")
   void delete(Caller.User caller, @PathVariable String id) {
     access.requireAdmin(caller, "node_pool", id);
-    if (jdbc.sql("delete from node_pools where id = :id").param("id", id).update() == 0) {
+    if (!pools.delete(id)) {
       throw GshareException.notFound("node pool", id);
     }
   }
 
-  private Optional<NodePool> find(String id) {
-    return jdbc.sql("select * from node_pools where id = :id").param("id", id)
-        .query((rs, n) -> new NodePool(rs.getString("id"), rs.getString("name"), rs.getString("team_id"),
-            rs.getString("description"), List.of()))
-        .optional()
-        .map(p -> new NodePool(p.id(), p.name(), p.teamId(), p.description(),
-            jdbc.sql("select id from nodes where pool_id = :p and removed_at is null order by id").param("p", id)
-                .query(String.class).list()));
-  }
-
   private void requireTeam(String teamId) {
-    if (teamId != null && jdbc.sql("select count(*) from teams where id = :t").param("t", teamId)
-        .query(Integer.class).single() == 0) {
+    if (teamId != null && !teams.exists(teamId)) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, "no team with id '" + teamId + "'");
     }
   }

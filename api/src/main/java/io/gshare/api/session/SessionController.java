@@ -19,7 +19,6 @@ import jakarta.validation.constraints.Size;
 import java.math.BigDecimal;
 import java.util.List;
 import org.springframework.http.HttpStatus;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -36,15 +35,12 @@ class SessionController {
   private final SessionRepository sessions;
   private final SessionService service;
   private final Access access;
-  private final JdbcClient jdbc;
   private final WorkflowClient client;
 
-  SessionController(SessionRepository sessions, SessionService service, Access access, JdbcClient jdbc,
-      WorkflowClient client) {
+  SessionController(SessionRepository sessions, SessionService service, Access access, WorkflowClient client) {
     this.sessions = sessions;
     this.service = service;
     this.access = access;
-    this.jdbc = jdbc;
     this.client = client;
   }
 
@@ -52,13 +48,11 @@ class SessionController {
 
   record NewSession(@NotBlank String offeringId, @NotBlank String imageId, String volumeId, @Size(max = 100) String name) {}
 
-  record Gpu(String uuid, String hostname, Integer gpumemMib, Integer gpucoresPercent) {}
-
   /**
    * @param costSoFar credits charged so far (minutes, settlements, minus refunds)
    * @param operation the steps of the session's current or last command, while its workflow runs
    */
-  record SessionDetail(SessionRepository.Session session, List<Gpu> gpus, BigDecimal costSoFar, String warning,
+  record SessionDetail(SessionRepository.Session session, List<SessionRepository.HeldGpu> gpus, BigDecimal costSoFar, String warning,
       OperationProgress operation) {}
 
   @PostMapping("/api/v1/sessions")
@@ -118,14 +112,8 @@ class SessionController {
   private SessionDetail detail(Caller.User caller, String id) {
     SessionRepository.Session session = sessions.findById(id).orElseThrow(() -> GshareException.notFound("session", id));
     access.requireOwnerOrAdmin(caller, "session", id, session.userId());
-    List<Gpu> gpus = jdbc.sql("""
-        select a.gpu_uuid, n.hostname, a.gpumem_mib, a.gpucores_percent from allocations a
-          left join nodes n on n.id = a.node_id where a.session_id = :s and a.released_at is null order by a.gpu_uuid
-        """).param("s", id)
-        .query((rs, n) -> new Gpu(rs.getString(1), rs.getString(2), (Integer) rs.getObject(3), (Integer) rs.getObject(4)))
-        .list();
-    BigDecimal cost = jdbc.sql("select coalesce(-sum(amount), 0) from credit_ledger where session_id = :s")
-        .param("s", id).query(BigDecimal.class).single();
+    List<SessionRepository.HeldGpu> gpus = sessions.heldGpusOf(id);
+    BigDecimal cost = sessions.costSoFar(id);
     String warning = null;
     OperationProgress operation = null;
     if (!"terminated".equals(session.state()) && !"failed".equals(session.state())) {

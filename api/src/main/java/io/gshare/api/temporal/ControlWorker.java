@@ -1,6 +1,6 @@
 package io.gshare.api.temporal;
 
-import io.gshare.workflows.common.ControlWorkflows;
+import io.gshare.workflows.ControlWorkflows;
 import io.gshare.workflows.common.TaskQueues;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;

@@ -24,6 +24,25 @@ public class CreditLedger {
     this.jdbc = jdbc;
   }
 
+  /** One entry as an account's statement shows it. */
+  public record Entry(long id, java.math.BigDecimal amount, String kind, String sessionId, java.time.Instant bucketStart,
+      String description, java.time.Instant createdAt) {}
+
+  /** The account's latest entries, newest first. */
+  public java.util.List<Entry> entries(String accountId, int limit) {
+    return jdbc.sql("""
+        select * from credit_ledger where account_id = :a order by created_at desc, id desc limit :limit
+        """).param("a", accountId).param("limit", limit)
+        .query((rs, n) -> new Entry(rs.getLong("id"), rs.getBigDecimal("amount"), rs.getString("kind"),
+            rs.getString("session_id"), instantOf(rs.getTimestamp("bucket_start")), rs.getString("description"),
+            instantOf(rs.getTimestamp("created_at"))))
+        .list();
+  }
+
+  private static java.time.Instant instantOf(java.sql.Timestamp ts) {
+    return ts == null ? null : ts.toInstant();
+  }
+
   /** The id of the user's account, whether or not it exists yet: derived from the user's, so racing creators agree. */
   public static String accountIdOf(String userId) {
     return "acc-" + userId;

@@ -29,6 +29,38 @@ public class SessionRepository {
     this.jdbc = jdbc;
   }
 
+  /** A GPU a session holds now. */
+  public record HeldGpu(String uuid, String hostname, Integer gpumemMib, Integer gpucoresPercent) {}
+
+  public List<HeldGpu> heldGpusOf(String sessionId) {
+    return jdbc.sql("""
+        select a.gpu_uuid, n.hostname, a.gpumem_mib, a.gpucores_percent from allocations a
+          left join nodes n on n.id = a.node_id where a.session_id = :s and a.released_at is null order by a.gpu_uuid
+        """).param("s", sessionId)
+        .query((rs, n) -> new HeldGpu(rs.getString(1), rs.getString(2), (Integer) rs.getObject(3), (Integer) rs.getObject(4)))
+        .list();
+  }
+
+  /** Credits charged to the session so far: minutes and settlements, less refunds. */
+  public java.math.BigDecimal costSoFar(String sessionId) {
+    return jdbc.sql("select coalesce(-sum(amount), 0) from credit_ledger where session_id = :s")
+        .param("s", sessionId).query(java.math.BigDecimal.class).single();
+  }
+
+  /** What a session URL check needs: the owner, the cluster's session domain, the state. */
+  public record UrlTarget(String userId, String sessionDomain, String state) {}
+
+  public Optional<UrlTarget> urlTargetOf(String sessionId) {
+    return jdbc.sql("""
+        select s.user_id, c.session_domain, s.state
+          from sessions s left join clusters c on c.id = s.cluster_id
+         where s.id = :id
+        """)
+        .param("id", sessionId)
+        .query((rs, n) -> new UrlTarget(rs.getString(1), rs.getString(2), rs.getString(3)))
+        .optional();
+  }
+
   /** What a session asked for when it was placed: its user, offering and cluster (a resume stays there). */
   public record PlacementAsk(String userId, String offeringId, String clusterId) {}
 

@@ -38,6 +38,10 @@ public class UserRepository {
         .optional();
   }
 
+  public boolean exists(String userId) {
+    return jdbc.sql("select count(*) from users where id = :u").param("u", userId).query(Integer.class).single() > 0;
+  }
+
   public Optional<User> findById(String id) {
     return jdbc.sql("select * from users where id = :id").param("id", id).query(UserRepository::user).optional();
   }

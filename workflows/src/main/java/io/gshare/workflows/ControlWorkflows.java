@@ -1,5 +1,6 @@
-package io.gshare.workflows.common;
+package io.gshare.workflows;
 
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;

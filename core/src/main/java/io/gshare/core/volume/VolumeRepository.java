@@ -1,0 +1,47 @@
+package io.gshare.core.volume;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/** Users' volumes (not deleted). */
+@Repository
+public class VolumeRepository {
+
+  public record Volume(String id, String ownerId, String name, String storagePoolId, int sizeGb, Integer requestedSizeGb,
+      String status, Long usedBytes, Instant createdAt) {}
+
+  private final JdbcClient jdbc;
+
+  VolumeRepository(JdbcClient jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  /** Newest first; {@code ownerId} null lists everyone's. */
+  public List<Volume> list(String ownerId) {
+    String sql = "select * from volumes where deleted_at is null" + (ownerId == null ? "" : " and owner_id = :owner")
+        + " order by created_at desc";
+    JdbcClient.StatementSpec spec = jdbc.sql(sql);
+    if (ownerId != null) {
+      spec = spec.param("owner", ownerId);
+    }
+    return spec.query(VolumeRepository::map).list();
+  }
+
+  public Optional<Volume> findById(String id) {
+    return jdbc.sql("select * from volumes where id = :id and deleted_at is null").param("id", id)
+        .query(VolumeRepository::map).optional();
+  }
+
+  private static Volume map(ResultSet rs, int row) throws SQLException {
+    Timestamp created = rs.getTimestamp("created_at");
+    return new Volume(rs.getString("id"), rs.getString("owner_id"), rs.getString("name"), rs.getString("storage_pool_id"),
+        rs.getInt("size_gb"), (Integer) rs.getObject("requested_size_gb"), rs.getString("status"),
+        (Long) rs.getObject("used_bytes"), created == null ? null : created.toInstant());
+  }
+}
