@@ -8,6 +8,8 @@ import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.session.SessionCommand;
+import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.swagger.v3.oas.annotations.Operation;
@@ -91,21 +93,21 @@ class SessionController {
   @PostMapping("/api/v1/sessions/{id}/pause")
   @Operation(summary = "Pause: lossless (checkpoint) on nodes with CRIU and cuda-checkpoint ready, else cold; billing closes, GPUs are released")
   SessionDetail pause(Caller.User caller, @PathVariable String id) {
-    service.command(caller, id, "pause");
+    service.command(caller, id, SessionCommand.PAUSE);
     return detail(caller, id);
   }
 
   @PostMapping("/api/v1/sessions/{id}/resume")
   @Operation(summary = "Resume: re-admitted and re-placed on the same GPU model; billing reopens")
   SessionDetail resume(Caller.User caller, @PathVariable String id) {
-    service.command(caller, id, "resume");
+    service.command(caller, id, SessionCommand.RESUME);
     return detail(caller, id);
   }
 
   @DeleteMapping("/api/v1/sessions/{id}")
   @Operation(summary = "End a session: its objects deleted, billing settled, GPUs released; history kept")
   SessionDetail terminate(Caller.User caller, @PathVariable String id) {
-    service.command(caller, id, "terminate");
+    service.command(caller, id, SessionCommand.TERMINATE);
     return detail(caller, id);
   }
 
@@ -116,7 +118,7 @@ class SessionController {
     BigDecimal cost = sessions.costSoFar(id);
     String warning = null;
     OperationProgress operation = null;
-    if (!"terminated".equals(session.state()) && !"failed".equals(session.state())) {
+    if (!SessionState.fromWire(session.state()).ended()) {
       try {
         SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(id));
         operation = workflow.progress();

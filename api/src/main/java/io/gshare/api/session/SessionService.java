@@ -15,6 +15,8 @@ import io.gshare.workflows.session.CheckpointTarget;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionStart;
 import io.gshare.workflows.session.SessionVolume;
+import io.gshare.workflows.session.SessionCommand;
+import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
@@ -205,7 +207,7 @@ public class SessionService {
   }
 
   /** Sends a command to the session's workflow and maps what it met to the API's answers. */
-  public SessionView command(Caller.User caller, String sessionId, String command) {
+  public SessionView command(Caller.User caller, String sessionId, SessionCommand command) {
     String owner = jdbc.sql("select user_id from sessions where id = :id").param("id", sessionId).query(String.class)
         .optional().orElseThrow(() -> GshareException.notFound("session", sessionId));
     access.requireOwnerOrAdmin(caller, "session", sessionId, owner);
@@ -213,17 +215,16 @@ public class SessionService {
     SessionView view;
     try {
       view = switch (command) {
-        case "pause" -> workflow.pause();
-        case "resume" -> workflow.resume();
-        case "terminate" -> workflow.terminate();
-        default -> throw new IllegalArgumentException(command);
+        case PAUSE -> workflow.pause();
+        case RESUME -> workflow.resume();
+        case TERMINATE -> workflow.terminate();
       };
     } catch (WorkflowNotFoundException | WorkflowUpdateException e) {
       String state = jdbc.sql("select state from sessions where id = :id").param("id", sessionId).query(String.class).single();
-      if ("terminate".equals(command) && ("terminated".equals(state) || "failed".equals(state))) {
+      if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
         return new SessionView(sessionId, state, null, null, null, null, null, null, null);
       }
-      throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command,
+      throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command.wireName(),
           Map.of("state", state));
     }
     if (view.lastErrorType() != null) {

@@ -7,6 +7,7 @@ import io.gshare.core.error.ProblemCode;
 import io.gshare.core.policy.Policy;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import io.gshare.workflows.session.SessionState;
 import java.util.List;
 import java.util.Map;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -16,8 +17,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class Admission {
 
-  /** States in which a session counts against the concurrency limit. */
-  static final List<String> LIVE_STATES = List.of("pending", "creating", "running", "pausing", "resuming");
+  private static final String[] LIVE_STATES = SessionState.LIVE.stream().map(SessionState::wireName).toArray(String[]::new);
 
   private final JdbcClient jdbc;
   private final CreditLedger ledger;
@@ -53,7 +53,7 @@ public class Admission {
       }
       int live = jdbc.sql("select count(*) from sessions where user_id = :u and state = any(:states)"
               + (sessionId == null ? "" : " and id <> :s"))
-          .param("u", userId).param("states", LIVE_STATES.toArray(String[]::new))
+          .param("u", userId).param("states", LIVE_STATES)
           .params(sessionId == null ? Map.of() : Map.of("s", sessionId))
           .query(Integer.class).single();
       if (live >= policy.maxConcurrentSessions()) {

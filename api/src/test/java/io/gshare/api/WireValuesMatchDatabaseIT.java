@@ -1,0 +1,50 @@
+package io.gshare.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gshare.core.placement.Packing;
+import io.gshare.workflows.cluster.ClusterStatus;
+import io.gshare.workflows.session.PauseKind;
+import io.gshare.workflows.session.SessionState;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** Each typed value set and the CHECK constraint of the column that stores it list the same values. */
+class WireValuesMatchDatabaseIT extends io.gshare.api.support.ApiIntegrationTest {
+
+  private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
+
+  /** The values a column's CHECK (col in (...)) allows, from the live schema Flyway built. */
+  private Set<String> allowed(String table, String column) {
+    String definition = jdbc.sql("""
+            select pg_get_constraintdef(c.oid) from pg_constraint c join pg_class t on t.oid = c.conrelid
+             where t.relname = :table and c.contype = 'c' and pg_get_constraintdef(c.oid) like '%(' || :column || ' = ANY%'
+            """)
+        .param("table", table).param("column", column).query(String.class).single();
+    Set<String> values = new LinkedHashSet<>();
+    Matcher m = QUOTED.matcher(definition);
+    while (m.find()) {
+      values.add(m.group(1));
+    }
+    return values;
+  }
+
+  private static <E extends Enum<E>> Set<String> wire(Class<E> type, Function<E, String> wireName) {
+    Set<String> values = new LinkedHashSet<>();
+    Arrays.stream(type.getEnumConstants()).map(wireName).forEach(values::add);
+    return values;
+  }
+
+  @Test
+  void sessionStatesClusterStatusesPauseKindsAndPackingsAreTheSchemas() {
+    assertThat(allowed("sessions", "state")).containsExactlyInAnyOrderElementsOf(wire(SessionState.class, SessionState::wireName));
+    assertThat(allowed("clusters", "status")).containsExactlyInAnyOrderElementsOf(wire(ClusterStatus.class, ClusterStatus::wireName));
+    assertThat(allowed("sessions", "pause_kind")).containsExactlyInAnyOrderElementsOf(wire(PauseKind.class, PauseKind::wireName));
+    assertThat(allowed("policies", "placement")).containsExactlyInAnyOrderElementsOf(wire(Packing.class, Packing::wireName));
+  }
+}
