@@ -60,6 +60,41 @@ class ModuleEdgesTest {
         .check(WORKFLOW_CLASSES);
   }
 
+  /**
+   * The rest of the SDK's workflow constraints (what temporal-workflowcheck looks for; it is not
+   * published for this SDK version): no I/O, no configuration, no wall clocks of any kind, no blocking
+   * or locking of the JDK's own.
+   */
+  @Test
+  void workflowImplementationsDoNoIoReadNoConfigurationAndBlockOnlyThroughWorkflow() {
+    noClasses()
+        .that()
+        .haveSimpleNameEndingWith("WorkflowImpl")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("java.io..", "java.nio..", "java.net..", "java.sql..", "java.util.concurrent..")
+        .orShould()
+        .callMethod(System.class, "getenv", String.class)
+        .orShould()
+        .callMethod(System.class, "getenv")
+        .orShould()
+        .callMethod(System.class, "getProperty", String.class)
+        .orShould()
+        .callMethod(Math.class, "random")
+        .orShould()
+        .callMethod(Thread.class, "sleep", long.class)
+        .orShould()
+        .callMethod(java.time.LocalDateTime.class, "now")
+        .orShould()
+        .callMethod(java.time.ZonedDateTime.class, "now")
+        .orShould()
+        .callMethod(java.time.OffsetDateTime.class, "now")
+        .orShould()
+        .dependOnClassesThat()
+        .belongToAnyOf(java.time.Clock.class)
+        .check(WORKFLOW_CLASSES);
+  }
+
   @Test
   void workflowPackagesHaveNoCycles() {
     com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices()

@@ -1,5 +1,6 @@
 package io.gshare.activities.cluster;
 
+import io.gshare.workflows.common.FailureTypes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -94,7 +95,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       Activity.getExecutionContext().heartbeat(phase);
       if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
         String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : phase;
-        throw ApplicationFailure.newNonRetryableFailure("pod " + name + " " + phase.toLowerCase() + ": " + reason, "PodFailed");
+        throw ApplicationFailure.newNonRetryableFailure("pod " + name + " " + phase.toLowerCase() + ": " + reason, FailureTypes.POD_FAILED);
       }
       if (runningAndReady(pod)) {
         return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName());
@@ -222,7 +223,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     String name = SessionObjects.name(sessionId);
     Pod pod = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name).get();
     if (pod == null || pod.getSpec().getNodeName() == null) {
-      throw ApplicationFailure.newNonRetryableFailure("pod " + name + " is not running", "CheckpointImpossible");
+      throw ApplicationFailure.newNonRetryableFailure("pod " + name + " is not running", FailureTypes.CHECKPOINT_IMPOSSIBLE);
     }
     // The kubelet checkpoint API (KEP-2008), reached through the apiserver's node proxy. Dumping GPU
     // memory takes long: the kubelet gets its own timeout, and the call a client that waits as long.
@@ -236,7 +237,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     Object items = client.getKubernetesSerialization().unmarshal(answer, java.util.Map.class).get("items");
     if (!(items instanceof java.util.List<?> archives) || archives.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure("the kubelet answered no checkpoint archive: " + answer,
-          "CheckpointImpossible");
+          FailureTypes.CHECKPOINT_IMPOSSIBLE);
     }
     String archive = String.valueOf(archives.get(0));
     log.info("session {}: checkpointed to {}", sessionId, archive);

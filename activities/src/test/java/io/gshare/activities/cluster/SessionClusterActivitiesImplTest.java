@@ -1,5 +1,6 @@
 package io.gshare.activities.cluster;
 
+import io.gshare.workflows.common.FailureTypes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -117,7 +118,7 @@ class SessionClusterActivitiesImplTest {
     assertThatThrownBy(() -> activities.awaitRunning("ses_b"))
         .isInstanceOf(ActivityFailure.class)
         .cause().isInstanceOfSatisfying(ApplicationFailure.class, failure -> {
-          assertThat(failure.getType()).isEqualTo("PodFailed");
+          assertThat(failure.getType()).isEqualTo(FailureTypes.POD_FAILED);
           assertThat(failure.isNonRetryable()).isTrue();
         });
   }

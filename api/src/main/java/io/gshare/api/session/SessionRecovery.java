@@ -5,7 +5,10 @@ import io.gshare.core.policy.PolicyRepository;
 import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.SessionSnapshot;
+import io.gshare.workflows.session.SessionSpec;
 import io.gshare.workflows.session.SessionStart;
+import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -113,11 +116,11 @@ public class SessionRecovery {
   public void recover(Row row) {
     GpuPlacement placement = placementOf(row);
     Policy policy = policies.effective(row.teamId());
-    String state = switch (row.state()) {
-      case "running", "pausing" -> placement == null ? "paused" : "running";
-      case "paused" -> "paused";
-      case "terminating" -> "paused";
-      default -> placement == null ? null : "creating"; // pending, creating, resuming
+    SessionState state = switch (SessionState.fromWire(row.state())) {
+      case RUNNING, PAUSING -> placement == null ? SessionState.PAUSED : SessionState.RUNNING;
+      case PAUSED, TERMINATING -> SessionState.PAUSED;
+      case PENDING, CREATING, RESUMING -> placement == null ? null : SessionState.CREATING;
+      case TERMINATED, FAILED -> null; // not selected: ended sessions need no workflow
     };
     if (state == null || row.clusterId() == null) {
       jdbc.sql("update sessions set state = 'failed', state_reason = :r, ended_at = now() where id = :id")
@@ -125,15 +128,15 @@ public class SessionRecovery {
       return;
     }
     log.warn("session {} ({}) has no workflow: starting one from Postgres", row.id(), row.state());
-    sessions.startWorkflow(new SessionStart(row.id(), row.userId(), row.clusterId(), "paused".equals(state) ? null : placement,
-        row.imageReference(), row.port(), row.path(), row.domain(), sessions.authUrl(),
-        policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        policy.maxRuntimeAction(), "running".equals(state) ? row.runUsed() : Duration.ZERO, state, row.checkpoint(),
-        row.volumeId() == null ? null : sessions.volumeOf(row.volumeId()), sessions.checkpointTarget(row.checkpointRegistry())));
+    SessionSpec spec = sessions.specOf(row.id(), row.userId(), row.clusterId(), row.imageReference(), row.port(), row.path(),
+        row.domain(), policy, row.volumeId() == null ? null : sessions.volumeOf(row.volumeId()), row.checkpointRegistry());
+    sessions.startWorkflow(new SessionStart(spec, new SessionSnapshot(state,
+        state == SessionState.PAUSED ? null : placement,
+        state == SessionState.RUNNING ? row.runUsed() : Duration.ZERO, row.checkpoint())));
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(row.id()));
-    if ("terminating".equals(row.state())) {
+    if (SessionState.TERMINATING.wireName().equals(row.state())) {
       workflow.terminate();
-    } else if ("pausing".equals(row.state()) && "running".equals(state)) {
+    } else if (SessionState.PAUSING.wireName().equals(row.state()) && state == SessionState.RUNNING) {
       workflow.pause();
     }
   }

@@ -13,6 +13,9 @@ import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.CheckpointTarget;
 import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.MaxRuntimeAction;
+import io.gshare.workflows.session.SessionSnapshot;
+import io.gshare.workflows.session.SessionSpec;
 import io.gshare.workflows.session.SessionStart;
 import io.gshare.workflows.session.SessionVolume;
 import io.gshare.workflows.session.SessionCommand;
@@ -76,6 +79,17 @@ public class SessionService {
         : new CheckpointTarget(checkpointRegistry, checkpointBuilderImage);
   }
 
+  /**
+   * What a session's workflow keeps for its whole life, built here alone: for a new session and for
+   * one recovery restarts from its row.
+   */
+  SessionSpec specOf(String sessionId, String userId, String clusterId, String imageReference, int port, String path,
+      String sessionDomain, Policy policy, SessionVolume volume, String checkpointRegistry) {
+    return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl(),
+        policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
+        MaxRuntimeAction.fromWire(policy.maxRuntimeAction()), volume, checkpointTarget(checkpointRegistry));
+  }
+
   /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */
   String authUrl() {
     if (authUrl != null && !authUrl.isBlank()) {
@@ -113,10 +127,10 @@ public class SessionService {
     }
     Policy policy = placed.decision().policy();
     GpuPlacement where = placed.decision().placement();
-    SessionStart start = new SessionStart(sessionId, caller.userId(), where.clusterId(), where,
-        image.reference(), image.port(), image.path(), placed.domain(), authUrl(),
-        policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        policy.maxRuntimeAction(), Duration.ZERO, "creating", null, volume, checkpointTarget(placed.checkpointRegistry()));
+    SessionStart start = new SessionStart(
+        specOf(sessionId, caller.userId(), where.clusterId(), image.reference(), image.port(), image.path(), placed.domain(),
+            policy, volume, placed.checkpointRegistry()),
+        SessionSnapshot.creating(where));
     try {
       startWorkflow(start);
     } catch (RuntimeException e) {
@@ -195,13 +209,13 @@ public class SessionService {
 
   void startWorkflow(SessionStart start) {
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(WorkflowIds.session(start.sessionId()))
+        .setWorkflowId(WorkflowIds.session(start.spec().sessionId()))
         .setTaskQueue(TaskQueues.CONTROL)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
         .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
-            .set(SearchAttributes.SESSION_ID, start.sessionId())
-            .set(SearchAttributes.USER_ID, start.userId())
-            .set(SearchAttributes.CLUSTER_ID, start.clusterId()).build())
+            .set(SearchAttributes.SESSION_ID, start.spec().sessionId())
+            .set(SearchAttributes.USER_ID, start.spec().userId())
+            .set(SearchAttributes.CLUSTER_ID, start.spec().clusterId()).build())
         .build());
     WorkflowClient.start(workflow::run, start);
   }
@@ -222,7 +236,7 @@ public class SessionService {
     } catch (WorkflowNotFoundException | WorkflowUpdateException e) {
       String state = jdbc.sql("select state from sessions where id = :id").param("id", sessionId).query(String.class).single();
       if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
-        return new SessionView(sessionId, state, null, null, null, null, null, null, null);
+        return new SessionView(sessionId, SessionState.fromWire(state), null, null, null, null, null, null, null);
       }
       throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command.wireName(),
           Map.of("state", state));
@@ -230,7 +244,7 @@ public class SessionService {
     if (view.lastErrorType() != null) {
       ProblemCode code = java.util.Arrays.stream(ProblemCode.values()).filter(c -> c.code().equals(view.lastErrorType()))
           .findFirst().orElse(ProblemCode.CONFLICT);
-      throw new GshareException(code, view.lastError(), Map.of("state", view.state()));
+      throw new GshareException(code, view.lastError(), Map.of("state", view.state().wireName()));
     }
     return view;
   }

@@ -85,8 +85,9 @@ public class SessionRepository {
                ended_at = case when :state in ('terminated', 'failed') then coalesce(ended_at, now()) else ended_at end
          where id = :id
         """)
-        .param("id", r.sessionId()).param("state", r.state()).param("reason", r.reason()).param("url", r.url())
-        .param("node", r.nodeId()).param("host", r.hostname()).param("kind", r.pauseKind()).param("checkpoint", r.checkpoint())
+        .param("id", r.sessionId()).param("state", r.state().wireName()).param("reason", r.reason()).param("url", r.url())
+        .param("node", r.nodeId()).param("host", r.hostname())
+        .param("kind", r.pauseKind() == null ? null : r.pauseKind().wireName()).param("checkpoint", r.checkpoint())
         .update();
   }
 

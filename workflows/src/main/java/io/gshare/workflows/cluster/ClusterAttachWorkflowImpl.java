@@ -1,5 +1,6 @@
 package io.gshare.workflows.cluster;
 
+import io.gshare.workflows.common.FailureTypes;
 import static io.gshare.workflows.common.Failures.rootMessage;
 
 import io.gshare.workflows.common.OperationProgress;
@@ -117,7 +118,7 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
       progress.fail(why);
       state.markStatus(clusterId, "failed", why);
       state.recordOperation(progress.snapshot());
-      throw ApplicationFailure.newNonRetryableFailure(why, "ClusterAttachFailed");
+      throw ApplicationFailure.newNonRetryableFailure(why, FailureTypes.CLUSTER_ATTACH_FAILED);
     }
   }
 

@@ -7,12 +7,18 @@ import io.temporal.activity.ActivityMethod;
 @ActivityInterface
 public interface SessionClusterActivities {
 
+  /** Activity type names that carry options of their own in the session workflow's stub. */
+  String AWAIT_RUNNING = "AwaitSessionRunning";
+  String CHECKPOINT = "CheckpointSession";
+  String BUILD_CHECKPOINT_IMAGE = "BuildCheckpointImage";
+
+
   /** Creates the pod, Service and Ingress, or finds them made by an earlier attempt. */
   @ActivityMethod(name = "EnsureSessionObjects")
   void ensureObjects(SessionPod pod);
 
   /** Waits (heartbeating) until the pod runs and is ready; fails for good when it fails. */
-  @ActivityMethod(name = "AwaitSessionRunning")
+  @ActivityMethod(name = AWAIT_RUNNING)
   PodState awaitRunning(String sessionId);
 
   /** The session's pod as the cluster has it now; null when there is none. */
@@ -20,14 +26,14 @@ public interface SessionClusterActivities {
   PodState podState(String sessionId);
 
   /** Checkpoints the session's container through the kubelet checkpoint API; returns the archive. */
-  @ActivityMethod(name = "CheckpointSession")
+  @ActivityMethod(name = CHECKPOINT)
   String checkpoint(String sessionId);
 
   /**
    * Builds an image from a checkpoint archive on the node that holds it and pushes it to the cluster's
    * registry (a builder pod on that node); removes the archive once pushed. Returns the image reference.
    */
-  @ActivityMethod(name = "BuildCheckpointImage")
+  @ActivityMethod(name = BUILD_CHECKPOINT_IMAGE)
   String buildCheckpointImage(CheckpointImage checkpoint);
 
   /** Deletes the pod, Service and Ingress (nothing happens for what is already gone). */

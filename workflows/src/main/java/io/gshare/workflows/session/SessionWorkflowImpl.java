@@ -2,6 +2,7 @@ package io.gshare.workflows.session;
 
 import static io.gshare.workflows.common.Failures.rootMessage;
 
+import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.Progress;
 import io.gshare.workflows.common.TaskQueues;
@@ -18,16 +19,17 @@ import java.util.Deque;
 import java.util.List;
 import org.slf4j.Logger;
 
+/**
+ * A session's life as one workflow. Its state is the spec it started with plus where it stands (one
+ * {@link SessionSnapshot} across continue-as-new); the words users read come from {@link SessionTexts}.
+ */
 public class SessionWorkflowImpl implements SessionWorkflow {
 
   private static final Logger log = Workflow.getLogger(SessionWorkflowImpl.class);
 
-  static final String PAUSE = "pause";
-  static final String RESUME = "resume";
-  static final String TERMINATE = "terminate";
-  static final String CREDITS = "credits";
-  static final String CHECK_POD = "check-pod";
-  static final String MAX_RUNTIME = "max-runtime";
+  /** What the loop carries out, in arrival order: the three user commands and three of its own. */
+  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME }
+
   // Steps of the operation a command shows (GET /api/v1/sessions/{id}).
   static final String CREATE_OBJECTS = "create the pod, service and ingress";
   static final String WAIT_RUNNING = "wait until it runs";
@@ -49,13 +51,11 @@ public class SessionWorkflowImpl implements SessionWorkflow {
           .build());
 
   private SessionClusterActivities cluster;
-  private SessionClusterActivities slowCluster;
-  private SessionClusterActivities checkpointer;
-  private SessionStart start;
-  private String state;
+  private SessionSpec spec;
+  private SessionState state;
   private GpuPlacement placement;
   private String url;
-  private String pauseKind;
+  private PauseKind pauseKind;
   private String checkpoint;
   private String warning;
   private String lastError;
@@ -63,7 +63,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private String podLostReason;
   private Duration runtimeUsed = Duration.ZERO;
   private long runningSince;
-  private final Deque<String> commands = new ArrayDeque<>();
+  private final Deque<Command> commands = new ArrayDeque<>();
   /** What each awaited command left: its update answers with the state right after it, not a later one. */
   private final java.util.Map<Long, SessionView> outcomes = new java.util.HashMap<>();
   /** The commands an update waits on (signals and timers are not awaited, so nothing is kept for them). */
@@ -72,46 +72,56 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private long commandsDone;
   private Progress operation;
 
-  @Override
-  public SessionView run(SessionStart input) {
-    start = input;
-    state = input.state();
-    placement = input.placement();
-    checkpoint = input.checkpoint();
-    pauseKind = "paused".equals(state) ? (checkpoint != null ? "lossless" : "cold") : null;
-    runtimeUsed = input.runtimeUsed() == null ? Duration.ZERO : input.runtimeUsed();
+  /**
+   * One stub for the session's cluster, with options per activity: most calls are short; waiting for
+   * Running and building a checkpoint image heartbeat; a checkpoint dumps GPU memory in one long kubelet
+   * call (no heartbeat) and a second try writes a second archive, so it gets one retry at most. No
+   * schedule-to-start limit: a worker that dies leaves the task queued for its replacement.
+   */
+  static SessionClusterActivities clusterStub(String clusterId) {
     RetryOptions clusterRetries = RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
         .setMaximumInterval(Duration.ofSeconds(20)).setMaximumAttempts(8)
-        .setDoNotRetry("PodFailed").build();
-    // No schedule-to-start limit: a worker that dies leaves the task queued for its replacement.
-    cluster = Workflow.newActivityStub(SessionClusterActivities.class, ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.cluster(input.clusterId()))
+        .setDoNotRetry(FailureTypes.POD_FAILED).build();
+    ActivityOptions quick = ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.cluster(clusterId))
         .setStartToCloseTimeout(Duration.ofSeconds(60))
         .setScheduleToCloseTimeout(Duration.ofMinutes(20))
         .setRetryOptions(clusterRetries)
-        .build());
-    slowCluster = Workflow.newActivityStub(SessionClusterActivities.class, ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.cluster(input.clusterId()))
+        .build();
+    ActivityOptions slow = ActivityOptions.newBuilder(quick)
         .setStartToCloseTimeout(Duration.ofMinutes(15))
         .setHeartbeatTimeout(Duration.ofSeconds(30))
         .setScheduleToCloseTimeout(Duration.ofMinutes(30))
-        .setRetryOptions(clusterRetries)
-        .build());
-    // A checkpoint dumps GPU memory in one long kubelet call (no heartbeat); a second try writes a second
-    // archive, so one retry at most.
-    checkpointer = Workflow.newActivityStub(SessionClusterActivities.class, ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.cluster(input.clusterId()))
+        .build();
+    ActivityOptions checkpoint = ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.cluster(clusterId))
         .setStartToCloseTimeout(Duration.ofMinutes(12))
         .setScheduleToCloseTimeout(Duration.ofMinutes(30))
         .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5)).setMaximumAttempts(2)
-            .setDoNotRetry("CheckpointImpossible").build())
-        .build());
+            .setDoNotRetry(FailureTypes.CHECKPOINT_IMPOSSIBLE).build())
+        .build();
+    return Workflow.newActivityStub(SessionClusterActivities.class, quick, java.util.Map.of(
+        SessionClusterActivities.AWAIT_RUNNING, slow,
+        SessionClusterActivities.BUILD_CHECKPOINT_IMAGE, slow,
+        SessionClusterActivities.CHECKPOINT, checkpoint));
+  }
 
-    if ("creating".equals(state)) {
+  @Override
+  public SessionView run(SessionStart input) {
+    spec = input.spec();
+    SessionSnapshot snapshot = input.snapshot();
+    state = snapshot.state();
+    placement = snapshot.placement();
+    checkpoint = snapshot.checkpoint();
+    pauseKind = state == SessionState.PAUSED ? (checkpoint != null ? PauseKind.LOSSLESS : PauseKind.COLD) : null;
+    runtimeUsed = snapshot.runtimeUsed() == null ? Duration.ZERO : snapshot.runtimeUsed();
+    cluster = clusterStub(spec.clusterId());
+
+    if (state == SessionState.CREATING) {
       if (!create("create", null)) {
         return view();
       }
-    } else if ("running".equals(state)) {
+    } else if (state == SessionState.RUNNING) {
       // Recovered or continued: make sure the pod is there (an earlier attempt's objects are found) and billing open.
       if (!create("recover", checkpoint)) {
         return view();
@@ -119,7 +129,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     }
 
     while (!terminal()) {
-      if ("running".equals(state)) {
+      if (state == SessionState.RUNNING) {
         awaitWhileRunning();
       } else {
         Workflow.await(() -> !commands.isEmpty());
@@ -127,7 +137,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       if (commands.isEmpty()) {
         continue;
       }
-      String command = commands.peekFirst();
+      Command command = commands.peekFirst();
       carryOut(command);
       commands.pollFirst();
       commandsDone++;
@@ -136,7 +146,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       }
       if (!terminal() && commands.isEmpty() && Workflow.getInfo().isContinueAsNewSuggested()) {
         Workflow.await(Workflow::isEveryHandlerFinished);
-        Workflow.continueAsNew(start.withState(state, placement, usedSoFar(), checkpoint));
+        Workflow.continueAsNew(new SessionStart(spec, new SessionSnapshot(state, placement, usedSoFar(), checkpoint)));
       }
     }
     Workflow.await(Workflow::isEveryHandlerFinished);
@@ -148,90 +158,88 @@ public class SessionWorkflowImpl implements SessionWorkflow {
    * counted from the last start or resume, across continue-as-new and recovery.
    */
   private void awaitWhileRunning() {
-    if (start.maxRuntime() == null) {
+    if (spec.maxRuntime() == null) {
       Workflow.await(() -> !commands.isEmpty());
       return;
     }
-    Duration left = start.maxRuntime().minus(usedSoFar());
-    Duration warnAhead = WARN_BEFORE.compareTo(start.maxRuntime().dividedBy(2)) < 0 ? WARN_BEFORE : start.maxRuntime().dividedBy(2);
+    Duration left = spec.maxRuntime().minus(usedSoFar());
+    Duration warnAhead = WARN_BEFORE.compareTo(spec.maxRuntime().dividedBy(2)) < 0 ? WARN_BEFORE : spec.maxRuntime().dividedBy(2);
     if (warning == null && left.compareTo(warnAhead) > 0) {
       if (Workflow.await(left.minus(warnAhead), () -> !commands.isEmpty())) {
         return;
       }
-      left = start.maxRuntime().minus(usedSoFar());
+      left = spec.maxRuntime().minus(usedSoFar());
     }
     if (warning == null) {
       Instant at = Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(left);
-      warning = "the session reaches its max runtime at " + at + " and will then "
-          + ("terminate".equals(start.maxRuntimeAction()) ? "end" : "pause");
-      control.record(SessionRecord.state(start.sessionId(), state, warning));
+      warning = SessionTexts.maxRuntimeWarning(at, spec.maxRuntimeAction());
+      control.record(SessionRecord.state(spec.sessionId(), state, warning));
     }
     if (!Workflow.await(left.isNegative() ? Duration.ZERO : left, () -> !commands.isEmpty())) {
-      log.info("session {} reached its max runtime", start.sessionId());
-      enqueue("terminate".equals(start.maxRuntimeAction()) ? TERMINATE : MAX_RUNTIME);
+      log.info("session {} reached its max runtime", spec.sessionId());
+      enqueue(spec.maxRuntimeAction() == MaxRuntimeAction.TERMINATE ? Command.TERMINATE : Command.MAX_RUNTIME);
     }
   }
 
-  private void carryOut(String command) {
+  private void carryOut(Command command) {
     lastError = null;
     lastErrorType = null;
     switch (command) {
       case PAUSE, CREDITS, MAX_RUNTIME -> {
-        if ("running".equals(state)) {
-          pause(CREDITS.equals(command) ? "credits exhausted" : MAX_RUNTIME.equals(command) ? "max runtime reached" : null);
+        if (state == SessionState.RUNNING) {
+          pause(SessionTexts.pauseReason(command == Command.CREDITS, command == Command.MAX_RUNTIME));
         }
       }
       case CHECK_POD -> {
-        if ("running".equals(state)) {
+        if (state == SessionState.RUNNING) {
           checkPod();
         }
       }
       case RESUME -> {
-        if ("paused".equals(state)) {
+        if (state == SessionState.PAUSED) {
           resumeSession();
         }
       }
       case TERMINATE -> terminateSession();
-      default -> throw new IllegalStateException("unknown command " + command);
     }
   }
 
   /** Creates the session's objects and waits until it runs; false when it failed for good. */
   private boolean create(String kind, String restoreFrom) {
-    operation = new Progress(WorkflowIds.session(start.sessionId()), "session." + kind, start.sessionId(),
+    operation = new Progress(WorkflowIds.session(spec.sessionId()), "session." + kind, spec.sessionId(),
         List.of(CREATE_OBJECTS, WAIT_RUNNING, OPEN_BILLING));
-    String previous = state;
+    SessionState previous = state;
     try {
       operation.start(CREATE_OBJECTS);
-      cluster.ensureObjects(new SessionPod(start.sessionId(), start.userId(), placement, start.imageReference(),
-          start.port(), start.path(), start.sessionDomain(), start.authUrl(), restoreFrom, start.volume()));
+      cluster.ensureObjects(new SessionPod(spec.sessionId(), spec.userId(), placement, spec.imageReference(),
+          spec.port(), spec.path(), spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume()));
       operation.done(CREATE_OBJECTS, "on " + placement.hostname());
       operation.start(WAIT_RUNNING);
-      PodState pod = slowCluster.awaitRunning(start.sessionId());
-      operation.done(WAIT_RUNNING, "pod " + pod.phase() + " at " + pod.podIp() + " on " + pod.hostname());
+      PodState pod = cluster.awaitRunning(spec.sessionId());
+      operation.done(WAIT_RUNNING, SessionTexts.running(pod));
       operation.start(OPEN_BILLING);
-      url = "https://" + start.sessionDomain() + "/s/" + start.sessionId() + "/";
-      state = "running";
+      url = "https://" + spec.sessionDomain() + "/s/" + spec.sessionId() + "/";
+      state = SessionState.RUNNING;
       runningSince = Workflow.currentTimeMillis();
-      control.markRunning(new SessionRecord(start.sessionId(), "running", restoreFrom == null ? null : "restored from " + restoreFrom,
+      control.markRunning(new SessionRecord(spec.sessionId(), SessionState.RUNNING, SessionTexts.restoredFrom(restoreFrom),
           url, placement.nodeId(), placement.hostname(), null, null));
       operation.done(OPEN_BILLING, null);
       operation.complete();
       return true;
     } catch (ActivityFailure failure) {
       String why = rootMessage(failure);
-      log.warn("session {} could not {}: {}", start.sessionId(), kind, why);
+      log.warn("session {} could not {}: {}", spec.sessionId(), kind, why);
       operation.fail(why);
-      if ("resuming".equals(previous)) {
+      if (previous == SessionState.RESUMING) {
         // A resume that cannot start goes back to paused, its GPUs given back.
         lastError = "resume failed: " + why;
-        lastErrorType = "resume_failed";
-        cleanUp(SessionRecord.state(start.sessionId(), "paused", lastError));
-        state = "paused";
+        lastErrorType = FailureTypes.RESUME_FAILED;
+        cleanUp(SessionRecord.state(spec.sessionId(), SessionState.PAUSED, lastError));
+        state = SessionState.PAUSED;
         return false;
       }
-      cleanUp(SessionRecord.state(start.sessionId(), "failed", why));
-      state = "failed";
+      cleanUp(SessionRecord.state(spec.sessionId(), SessionState.FAILED, why));
+      state = SessionState.FAILED;
       lastError = why;
       return false;
     }
@@ -241,13 +249,12 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private void checkPod() {
     String reported = podLostReason;
     podLostReason = null;
-    PodState pod = cluster.podState(start.sessionId());
+    PodState pod = cluster.podState(spec.sessionId());
     if (pod != null && "Running".equals(pod.phase())) {
-      log.info("session {}: reported lost ({}) but its pod runs", start.sessionId(), reported);
+      log.info("session {}: reported lost ({}) but its pod runs", spec.sessionId(), reported);
       return;
     }
-    String why = pod == null ? "the pod is gone" : "the pod " + pod.phase().toLowerCase();
-    pause(why + (reported == null ? "" : " (" + reported + ")") + "; resume to start it again", false);
+    pause(SessionTexts.podLost(pod, reported), false);
   }
 
   private void pause(String reason) {
@@ -255,27 +262,27 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   private void pause(String reason, boolean podAlive) {
-    operation = new Progress(WorkflowIds.session(start.sessionId()), "session.pause", start.sessionId(),
+    operation = new Progress(WorkflowIds.session(spec.sessionId()), "session.pause", spec.sessionId(),
         List.of(CHECKPOINT, DELETE_POD, SETTLE));
-    state = "pausing";
-    control.record(SessionRecord.state(start.sessionId(), "pausing", reason));
+    state = SessionState.PAUSING;
+    control.record(SessionRecord.state(spec.sessionId(), SessionState.PAUSING, reason));
     operation.start(CHECKPOINT);
     String image = null;
     if (!podAlive) {
-      operation.done(CHECKPOINT, "cold: the pod is no longer running");
+      operation.done(CHECKPOINT, SessionTexts.COLD_POD_GONE);
     } else if (!placement.losslessPause()) {
-      operation.done(CHECKPOINT, "cold: the node has no CRIU and cuda-checkpoint");
-    } else if (start.checkpointTarget() == null) {
-      operation.done(CHECKPOINT, "cold: the cluster has no checkpoint_registry (or no builder image is configured)");
+      operation.done(CHECKPOINT, SessionTexts.COLD_NO_CRIU);
+    } else if (spec.checkpointTarget() == null) {
+      operation.done(CHECKPOINT, SessionTexts.COLD_NO_REGISTRY);
     } else {
       try {
-        String archive = checkpointer.checkpoint(start.sessionId());
-        CheckpointTarget target = start.checkpointTarget();
-        image = slowCluster.buildCheckpointImage(new CheckpointImage(start.sessionId(), placement.hostname(), archive,
-            target.imageFor(start.sessionId(), Workflow.currentTimeMillis()), target.builderImage()));
-        operation.done(CHECKPOINT, "lossless: " + image);
+        String archive = cluster.checkpoint(spec.sessionId());
+        CheckpointTarget target = spec.checkpointTarget();
+        image = cluster.buildCheckpointImage(new CheckpointImage(spec.sessionId(), placement.hostname(), archive,
+            target.imageFor(spec.sessionId(), Workflow.currentTimeMillis()), target.builderImage()));
+        operation.done(CHECKPOINT, SessionTexts.lossless(image));
       } catch (ActivityFailure e) {
-        operation.done(CHECKPOINT, "checkpoint failed (" + rootMessage(e) + "): pausing cold");
+        operation.done(CHECKPOINT, SessionTexts.checkpointFailed(rootMessage(e)));
       }
     }
     runtimeUsed = usedSoFar();
@@ -283,27 +290,27 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     String leftBehind = deleteObjects();
     operation.done(DELETE_POD, leftBehind);
     operation.start(SETTLE);
-    pauseKind = image == null ? "cold" : "lossless";
-    control.settle(new SessionRecord(start.sessionId(), "paused", joined(reason, leftBehind), null, null, null, pauseKind,
-        image));
+    pauseKind = image == null ? PauseKind.COLD : PauseKind.LOSSLESS;
+    control.settle(new SessionRecord(spec.sessionId(), SessionState.PAUSED, joined(reason, leftBehind), null, null, null,
+        pauseKind, image));
     operation.done(SETTLE, null);
     placement = null;
     checkpoint = image;
     url = null;
-    state = "paused";
+    state = SessionState.PAUSED;
     operation.complete();
   }
 
   private void resumeSession() {
-    state = "resuming";
-    control.record(SessionRecord.state(start.sessionId(), "resuming", null));
+    state = SessionState.RESUMING;
+    control.record(SessionRecord.state(spec.sessionId(), SessionState.RESUMING, null));
     try {
-      placement = control.place(start.sessionId());
+      placement = control.place(spec.sessionId());
     } catch (ActivityFailure e) {
-      state = "paused";
+      state = SessionState.PAUSED;
       lastError = "resume refused: " + rootMessage(e);
-      lastErrorType = e.getCause() instanceof ApplicationFailure app ? app.getType() : "resume_failed";
-      control.record(SessionRecord.state(start.sessionId(), "paused", lastError));
+      lastErrorType = e.getCause() instanceof ApplicationFailure app ? app.getType() : FailureTypes.RESUME_FAILED;
+      control.record(SessionRecord.state(spec.sessionId(), SessionState.PAUSED, lastError));
       return;
     }
     // The max runtime bounds one run: a paused session gave its GPUs back, a resumed one starts counting anew.
@@ -316,20 +323,20 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   private void terminateSession() {
-    operation = new Progress(WorkflowIds.session(start.sessionId()), "session.terminate", start.sessionId(),
+    operation = new Progress(WorkflowIds.session(spec.sessionId()), "session.terminate", spec.sessionId(),
         List.of(DELETE_POD, SETTLE));
-    state = "terminating";
-    control.record(SessionRecord.state(start.sessionId(), "terminating", null));
+    state = SessionState.TERMINATING;
+    control.record(SessionRecord.state(spec.sessionId(), SessionState.TERMINATING, null));
     operation.start(DELETE_POD);
     String leftBehind = deleteObjects();
     operation.done(DELETE_POD, leftBehind);
     operation.start(SETTLE);
     // Postgres first: an update answered on "terminated" must find the row saying so.
-    control.settle(SessionRecord.state(start.sessionId(), "terminated", leftBehind));
+    control.settle(SessionRecord.state(spec.sessionId(), SessionState.TERMINATED, leftBehind));
     operation.done(SETTLE, null);
     placement = null;
     url = null;
-    state = "terminated";
+    state = SessionState.TERMINATED;
     operation.complete();
   }
 
@@ -347,12 +354,11 @@ public class SessionWorkflowImpl implements SessionWorkflow {
    */
   private String deleteObjects() {
     try {
-      cluster.deleteObjects(start.sessionId());
+      cluster.deleteObjects(spec.sessionId());
       return null;
     } catch (ActivityFailure e) {
-      String left = "its pod could not be deleted from cluster " + start.clusterId() + " (" + rootMessage(e)
-          + "): it may still run there";
-      log.warn("session {}: {}", start.sessionId(), left);
+      String left = SessionTexts.leftBehind(spec.clusterId(), rootMessage(e));
+      log.warn("session {}: {}", spec.sessionId(), left);
       return left;
     }
   }
@@ -362,20 +368,20 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   private Duration usedSoFar() {
-    return "running".equals(state) && runningSince > 0
+    return state == SessionState.RUNNING && runningSince > 0
         ? runtimeUsed.plusMillis(Workflow.currentTimeMillis() - runningSince) : runtimeUsed;
   }
 
   private boolean terminal() {
-    return "terminated".equals(state) || "failed".equals(state);
+    return state.ended();
   }
 
-  private long enqueue(String command) {
+  private long enqueue(Command command) {
     commands.addLast(command);
     return ++commandsReceived;
   }
 
-  private SessionView settleAfter(String command) {
+  private SessionView settleAfter(Command command) {
     long number = enqueue(command);
     awaited.add(number);
     Workflow.await(() -> commandsDone >= number || terminal());
@@ -385,7 +391,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   @Override
   public SessionView pause() {
-    return settleAfter(PAUSE);
+    return settleAfter(Command.PAUSE);
   }
 
   @Override
@@ -395,7 +401,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   @Override
   public SessionView resume() {
-    return settleAfter(RESUME);
+    return settleAfter(Command.RESUME);
   }
 
   @Override
@@ -408,7 +414,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     if (terminal()) {
       return view();
     }
-    return settleAfter(TERMINATE);
+    return settleAfter(Command.TERMINATE);
   }
 
   @Override
@@ -418,28 +424,28 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   @Override
   public void creditsExhausted() {
-    if ("running".equals(state) && !commands.contains(CREDITS)) {
-      enqueue(CREDITS);
+    if (state == SessionState.RUNNING && !commands.contains(Command.CREDITS)) {
+      enqueue(Command.CREDITS);
     }
   }
 
   @Override
   public void podLost(String reason) {
-    if ("running".equals(state) && !commands.contains(CHECK_POD)) {
+    if (state == SessionState.RUNNING && !commands.contains(Command.CHECK_POD)) {
       podLostReason = reason;
-      enqueue(CHECK_POD);
+      enqueue(Command.CHECK_POD);
     }
   }
 
   private void refuseWhenEnded(String what) {
-    if (terminal() || commands.contains(TERMINATE) || "terminating".equals(state)) {
-      throw new IllegalStateException("the session is " + state + "; it cannot " + what);
+    if (terminal() || commands.contains(Command.TERMINATE) || state == SessionState.TERMINATING) {
+      throw new IllegalStateException(SessionTexts.cannot(state, what));
     }
   }
 
   @Override
   public SessionView view() {
-    return new SessionView(start == null ? null : start.sessionId(), state, start == null ? null : start.clusterId(),
+    return new SessionView(spec == null ? null : spec.sessionId(), state, spec == null ? null : spec.clusterId(),
         placement == null ? null : placement.hostname(), url, pauseKind, warning, lastError, lastErrorType);
   }
 

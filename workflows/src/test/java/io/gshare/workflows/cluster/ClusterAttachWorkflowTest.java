@@ -1,5 +1,6 @@
 package io.gshare.workflows.cluster;
 
+import io.gshare.workflows.common.FailureTypes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -122,7 +123,7 @@ class ClusterAttachWorkflowTest {
 
     assertThatThrownBy(() -> stub(client, worker).attach(ClusterAttachRequest.of(CLUSTER)))
         .rootCause().hasMessageContaining("registration refused").hasMessageContaining("RuntimeClass 'nvidia'")
-        .satisfies(e -> assertThat(((ApplicationFailure) e).getType()).isEqualTo("ClusterAttachFailed"));
+        .satisfies(e -> assertThat(((ApplicationFailure) e).getType()).isEqualTo(FailureTypes.CLUSTER_ATTACH_FAILED));
     verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)
         && p.steps().stream().anyMatch(s -> s.name().equals(ClusterAttachWorkflowImpl.RUNTIME) && s.status().equals("failed"))));
     verify(remote, never()).deployWorker(anyString());

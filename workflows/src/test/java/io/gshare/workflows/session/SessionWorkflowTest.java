@@ -1,5 +1,6 @@
 package io.gshare.workflows.session;
 
+import io.gshare.workflows.common.FailureTypes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
@@ -65,10 +66,14 @@ class SessionWorkflowTest {
         lossless);
   }
 
-  private static SessionStart start(boolean lossless, Duration maxRuntime, String action) {
-    return new SessionStart(SESSION, "usr_1", CLUSTER, placement(lossless), "registry.example.com/jupyter:1", 8888, "/",
+  private static SessionSpec spec(Duration maxRuntime, String action, SessionVolume volume, CheckpointTarget target) {
+    return new SessionSpec(SESSION, "usr_1", CLUSTER, "registry.example.com/jupyter:1", 8888, "/",
         "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify", maxRuntime,
-        action, Duration.ZERO, "creating", null, VOLUME, TARGET);
+        action == null ? MaxRuntimeAction.PAUSE : MaxRuntimeAction.fromWire(action), volume, target);
+  }
+
+  private static SessionStart start(boolean lossless, Duration maxRuntime, String action) {
+    return new SessionStart(spec(maxRuntime, action, VOLUME, TARGET), SessionSnapshot.creating(placement(lossless)));
   }
 
   private SessionWorkflow begin(TestWorkflowEnvironment env, WorkflowClient client, Worker worker, SessionStart start) {
@@ -81,8 +86,8 @@ class SessionWorkflowTest {
     return session;
   }
 
-  private static void awaitState(TestWorkflowEnvironment env, SessionWorkflow session, String state) {
-    for (int i = 0; i < 200 && !state.equals(session.view().state()); i++) {
+  private static void awaitState(TestWorkflowEnvironment env, SessionWorkflow session, SessionState state) {
+    for (int i = 0; i < 200 && state != session.view().state(); i++) {
       env.sleep(Duration.ofSeconds(1));
     }
     assertThat(session.view().state()).isEqualTo(state);
@@ -91,52 +96,50 @@ class SessionWorkflowTest {
   @Test
   void aSessionRunsPausesLosslesslyResumesAndTerminates(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(true, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     assertThat(session.view().url()).isEqualTo("https://gshare.lab.example.com/s/ses_1/");
 
     SessionView paused = session.pause();
-    assertThat(paused.state()).isEqualTo("paused");
-    assertThat(paused.pauseKind()).isEqualTo("lossless");
+    assertThat(paused.state()).isEqualTo(SessionState.PAUSED);
+    assertThat(paused.pauseKind()).isEqualTo(PauseKind.LOSSLESS);
     verify(cluster).checkpoint(SESSION);
     verify(cluster).buildCheckpointImage(argThat(c -> "/var/lib/kubelet/checkpoints/checkpoint-x.tar".equals(c.archive())
         && "gpu-1".equals(c.hostname())
         && c.imageReference().startsWith("registry.example.com/gshare-checkpoints/gshare-ses-1:ckpt-")
         && TARGET.builderImage().equals(c.builderImage())));
-    verify(control).settle(argThat(r -> "paused".equals(r.state()) && IMAGE.equals(r.checkpoint())));
+    verify(control).settle(argThat(r -> SessionState.PAUSED == r.state() && IMAGE.equals(r.checkpoint())));
 
-    assertThat(session.resume().state()).isEqualTo("running");
+    assertThat(session.resume().state()).isEqualTo(SessionState.RUNNING);
     verify(cluster).ensureObjects(argThat(pod -> IMAGE.equals(pod.checkpoint()) && VOLUME.equals(pod.volume())));
 
-    assertThat(session.terminate().state()).isEqualTo("terminated");
+    assertThat(session.terminate().state()).isEqualTo(SessionState.TERMINATED);
     var order = inOrder(control, cluster);
     order.verify(cluster).ensureObjects(any());
-    order.verify(control).markRunning(argThat(r -> "running".equals(r.state()) && r.url() != null));
+    order.verify(control).markRunning(argThat(r -> SessionState.RUNNING == r.state() && r.url() != null));
     order.verify(cluster).deleteObjects(SESSION);
-    order.verify(control).settle(argThat(r -> "paused".equals(r.state())));
+    order.verify(control).settle(argThat(r -> SessionState.PAUSED == r.state()));
     order.verify(control).place(SESSION);
-    order.verify(control).markRunning(argThat(r -> "running".equals(r.state())));
-    order.verify(control).settle(argThat(r -> "terminated".equals(r.state())));
+    order.verify(control).markRunning(argThat(r -> SessionState.RUNNING == r.state()));
+    order.verify(control).settle(argThat(r -> SessionState.TERMINATED == r.state()));
   }
 
   @Test
   void aNodeWithoutCriuPausesCold(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
 
-    assertThat(session.pause().pauseKind()).isEqualTo("cold");
+    assertThat(session.pause().pauseKind()).isEqualTo(PauseKind.COLD);
     verify(cluster, never()).checkpoint(anyString());
-    verify(control).settle(argThat(r -> "paused".equals(r.state()) && "cold".equals(r.pauseKind())));
+    verify(control).settle(argThat(r -> SessionState.PAUSED == r.state() && PauseKind.COLD == r.pauseKind()));
   }
 
   @Test
   void aLosslessNodeOnAClusterWithoutACheckpointRegistryPausesCold(TestWorkflowEnvironment env, WorkflowClient client,
       Worker worker) {
-    SessionStart noTarget = new SessionStart(SESSION, "usr_1", CLUSTER, placement(true), "registry.example.com/jupyter:1",
-        8888, "/", "gshare.lab.example.com", "https://gshare.example.com/internal/connect/verify",
-        null, null, Duration.ZERO, "creating", null, null, null);
+    SessionStart noTarget = new SessionStart(spec(null, null, null, null), SessionSnapshot.creating(placement(true)));
     SessionWorkflow session = begin(env, client, worker, noTarget);
-    awaitState(env, session, "running");
-    assertThat(session.pause().pauseKind()).isEqualTo("cold");
+    awaitState(env, session, SessionState.RUNNING);
+    assertThat(session.pause().pauseKind()).isEqualTo(PauseKind.COLD);
     verify(cluster, never()).checkpoint(anyString());
     assertThat(session.progress().steps()).anySatisfy(step -> assertThat(step.detail()).contains("no checkpoint_registry"));
   }
@@ -146,12 +149,12 @@ class SessionWorkflowTest {
     when(cluster.buildCheckpointImage(any())).thenThrow(
         io.temporal.failure.ApplicationFailure.newNonRetryableFailure("builder pod failed: Error", "CheckpointImageFailed"));
     SessionWorkflow session = begin(env, client, worker, start(true, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
 
     SessionView paused = session.pause();
-    assertThat(paused.pauseKind()).isEqualTo("cold");
-    verify(control).settle(argThat(r -> "paused".equals(r.state()) && r.checkpoint() == null));
-    assertThat(session.resume().state()).isEqualTo("running");
+    assertThat(paused.pauseKind()).isEqualTo(PauseKind.COLD);
+    verify(control).settle(argThat(r -> SessionState.PAUSED == r.state() && r.checkpoint() == null));
+    assertThat(session.resume().state()).isEqualTo(SessionState.RUNNING);
     verify(cluster, times(2)).ensureObjects(argThat(pod -> pod.checkpoint() == null));
   }
 
@@ -159,73 +162,73 @@ class SessionWorkflowTest {
   void aClusterThatStaysUnreachableStillLetsTheSessionEndSettled(TestWorkflowEnvironment env, WorkflowClient client,
       Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     org.mockito.Mockito.doThrow(new IllegalStateException("connection refused")).when(cluster).deleteObjects(SESSION);
 
     var end = WorkflowStub.fromTyped(session).startUpdate("terminate", io.temporal.client.WorkflowUpdateStage.ACCEPTED,
         SessionView.class);
     env.sleep(Duration.ofMinutes(5)); // the retries' backoff, skipped
-    assertThat(end.getResult().state()).isEqualTo("terminated");
+    assertThat(end.getResult().state()).isEqualTo(SessionState.TERMINATED);
     verify(cluster, times(8)).deleteObjects(SESSION); // every attempt the retry policy allows, then on
-    verify(control).settle(argThat(r -> "terminated".equals(r.state())
+    verify(control).settle(argThat(r -> SessionState.TERMINATED == r.state()
         && r.reason().contains("could not be deleted from cluster " + CLUSTER) && r.reason().contains("connection refused")));
   }
 
   @Test
   void theMaxRuntimeWarnsThenPauses(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, Duration.ofHours(2), "pause"));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
 
     env.sleep(Duration.ofMinutes(115));
     assertThat(session.view().warning()).contains("will then pause");
     verify(control).record(argThat(r -> r.reason() != null && r.reason().contains("max runtime")));
 
     env.sleep(Duration.ofMinutes(10));
-    awaitState(env, session, "paused");
-    verify(control).record(argThat(r -> "pausing".equals(r.state()) && "max runtime reached".equals(r.reason())));
+    awaitState(env, session, SessionState.PAUSED);
+    verify(control).record(argThat(r -> SessionState.PAUSING == r.state() && "max runtime reached".equals(r.reason())));
 
     // A resumed session gets a whole run again, not an immediate second pause.
-    assertThat(session.resume().state()).isEqualTo("running");
+    assertThat(session.resume().state()).isEqualTo(SessionState.RUNNING);
     env.sleep(Duration.ofMinutes(100));
-    assertThat(session.view().state()).isEqualTo("running");
+    assertThat(session.view().state()).isEqualTo(SessionState.RUNNING);
     assertThat(session.view().warning()).isNull();
     env.sleep(Duration.ofMinutes(25));
-    awaitState(env, session, "paused");
-    verify(control, times(2)).record(argThat(r -> "pausing".equals(r.state()) && "max runtime reached".equals(r.reason())));
+    awaitState(env, session, SessionState.PAUSED);
+    verify(control, times(2)).record(argThat(r -> SessionState.PAUSING == r.state() && "max runtime reached".equals(r.reason())));
   }
 
   @Test
   void aRecoveredSessionKeepsCountingItsRunFromWhatItAlreadyUsed(TestWorkflowEnvironment env, WorkflowClient client,
       Worker worker) {
-    SessionStart recovered = start(false, Duration.ofHours(2), "terminate")
-        .withState("running", placement(false), Duration.ofMinutes(110), null);
+    SessionStart recovered = new SessionStart(spec(Duration.ofHours(2), "terminate", VOLUME, TARGET),
+        new SessionSnapshot(SessionState.RUNNING, placement(false), Duration.ofMinutes(110), null));
     SessionWorkflow session = begin(env, client, worker, recovered);
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     env.sleep(Duration.ofMinutes(11));
-    awaitState(env, session, "terminated");
+    awaitState(env, session, SessionState.TERMINATED);
   }
 
   @Test
   void aPodReportedLostAndReallyGonePausesColdWithoutACheckpoint(TestWorkflowEnvironment env, WorkflowClient client,
       Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(true, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     when(cluster.podState(SESSION)).thenReturn(null);
 
     client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(SESSION)).podLost("node gpu-1 not ready");
-    awaitState(env, session, "paused");
+    awaitState(env, session, SessionState.PAUSED);
 
-    assertThat(session.view().pauseKind()).isEqualTo("cold");
+    assertThat(session.view().pauseKind()).isEqualTo(PauseKind.COLD);
     verify(cluster, never()).checkpoint(anyString());
-    verify(control).settle(argThat(r -> "paused".equals(r.state()) && r.reason() != null
+    verify(control).settle(argThat(r -> SessionState.PAUSED == r.state() && r.reason() != null
         && r.reason().contains("the pod is gone (node gpu-1 not ready)")));
-    assertThat(session.resume().state()).as("a lost session resumes like any paused one").isEqualTo("running");
+    assertThat(session.resume().state()).as("a lost session resumes like any paused one").isEqualTo(SessionState.RUNNING);
   }
 
   @Test
   void aStaleLostReportChangesNothing(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     when(cluster.podState(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1"));
 
     SessionWorkflow signals = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(SESSION));
@@ -234,7 +237,7 @@ class SessionWorkflowTest {
     env.sleep(Duration.ofSeconds(5));
 
     verify(cluster, org.mockito.Mockito.atLeastOnce()).podState(SESSION);
-    assertThat(session.view().state()).isEqualTo("running");
+    assertThat(session.view().state()).isEqualTo(SessionState.RUNNING);
     verify(control, never()).settle(any());
     verify(cluster, never()).deleteObjects(SESSION);
   }
@@ -242,37 +245,37 @@ class SessionWorkflowTest {
   @Test
   void theMaxRuntimeCanEndTheSession(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, Duration.ofMinutes(30), "terminate"));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     env.sleep(Duration.ofMinutes(31));
-    awaitState(env, session, "terminated");
+    awaitState(env, session, SessionState.TERMINATED);
   }
 
   @Test
   void exhaustedCreditsPauseTheSession(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     session.creditsExhausted();
-    awaitState(env, session, "paused");
-    verify(control).record(argThat(r -> "pausing".equals(r.state()) && "credits exhausted".equals(r.reason())));
+    awaitState(env, session, SessionState.PAUSED);
+    verify(control).record(argThat(r -> SessionState.PAUSING == r.state() && "credits exhausted".equals(r.reason())));
   }
 
   @Test
   void twoPausesAndATerminateEndInOneClearState(TestWorkflowEnvironment env, WorkflowClient client, Worker worker)
       throws Exception {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     WorkflowStub stub = WorkflowStub.fromTyped(session);
 
     var first = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
     var second = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
     var end = stub.startUpdate("terminate", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
 
-    assertThat(end.getResultAsync().get().state()).isEqualTo("terminated");
-    assertThat(first.getResultAsync().get().state()).isEqualTo("paused");
-    assertThat(second.getResultAsync().get().state()).isEqualTo("paused"); // a second pause changes nothing
-    assertThat(session.view().state()).isEqualTo("terminated");
+    assertThat(end.getResultAsync().get().state()).isEqualTo(SessionState.TERMINATED);
+    assertThat(first.getResultAsync().get().state()).isEqualTo(SessionState.PAUSED);
+    assertThat(second.getResultAsync().get().state()).isEqualTo(SessionState.PAUSED); // a second pause changes nothing
+    assertThat(session.view().state()).isEqualTo(SessionState.TERMINATED);
     verify(cluster, times(2)).deleteObjects(SESSION); // once to pause, once (idempotently) to end
-    verify(control, times(1)).settle(argThat(r -> "terminated".equals(r.state())));
+    verify(control, times(1)).settle(argThat(r -> SessionState.TERMINATED == r.state()));
     verify(cluster, never()).checkpoint(anyString());
     // The workflow has ended: the API answers later commands from Postgres.
     assertThatThrownBy(session::resume).isInstanceOf(io.temporal.client.WorkflowNotFoundException.class);
@@ -283,11 +286,11 @@ class SessionWorkflowTest {
     when(control.place(SESSION)).thenThrow(
         ApplicationFailure.newNonRetryableFailure("every GPU you may use is busy", "insufficient_capacity"));
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     session.pause();
 
     SessionView view = session.resume();
-    assertThat(view.state()).isEqualTo("paused");
+    assertThat(view.state()).isEqualTo(SessionState.PAUSED);
     assertThat(view.lastErrorType()).isEqualTo("insufficient_capacity");
     assertThat(view.lastError()).contains("busy");
     verify(control, times(1)).place(SESSION);
@@ -297,14 +300,14 @@ class SessionWorkflowTest {
   void aPodThatFailsMarksTheSessionFailedAndGivesEverythingBack(
       TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     when(cluster.awaitRunning(SESSION)).thenThrow(
-        ApplicationFailure.newNonRetryableFailure("pod failed: ImagePullBackOff", "PodFailed"));
+        ApplicationFailure.newNonRetryableFailure("pod failed: ImagePullBackOff", FailureTypes.POD_FAILED));
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
 
-    awaitState(env, session, "failed");
+    awaitState(env, session, SessionState.FAILED);
     verify(cluster, times(1)).awaitRunning(SESSION);
     verify(cluster, atLeastOnce()).deleteObjects(SESSION);
     verify(control, never()).markRunning(any());
-    verify(control).settle(argThat(r -> "failed".equals(r.state()) && r.reason().contains("ImagePullBackOff")));
+    verify(control).settle(argThat(r -> SessionState.FAILED == r.state() && r.reason().contains("ImagePullBackOff")));
   }
 
   @Test
@@ -316,7 +319,7 @@ class SessionWorkflowTest {
         .when(cluster).ensureObjects(any());
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
 
-    awaitState(env, session, "running");
+    awaitState(env, session, SessionState.RUNNING);
     verify(cluster, times(3)).ensureObjects(any());
     verify(control, times(1)).markRunning(any());
     verify(control, never()).settle(any());

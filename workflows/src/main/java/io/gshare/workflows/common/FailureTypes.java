@@ -1,0 +1,20 @@
+package io.gshare.workflows.common;
+
+/**
+ * The types of the application failures gShare's activities and workflows raise, in one naming
+ * scheme (snake_case, as the API's problem codes): retry options name them, callers match them.
+ * A refusal from the domain (placement) travels as its problem code ({@code insufficient_capacity}, ...).
+ */
+public final class FailureTypes {
+
+  /** The session's pod failed (OOMKilled, image pull, exit): waiting longer cannot help. */
+  public static final String POD_FAILED = "pod_failed";
+  /** A checkpoint cannot be taken (pod not running, no archive): pause cold instead. */
+  public static final String CHECKPOINT_IMPOSSIBLE = "checkpoint_impossible";
+  /** A resume that could not start its pod; the session is paused again. */
+  public static final String RESUME_FAILED = "resume_failed";
+  /** An attach that stopped at a step it cannot pass. */
+  public static final String CLUSTER_ATTACH_FAILED = "cluster_attach_failed";
+
+  private FailureTypes() {}
+}

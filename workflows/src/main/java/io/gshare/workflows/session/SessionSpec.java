@@ -1,0 +1,26 @@
+package io.gshare.workflows.session;
+
+import java.time.Duration;
+
+/**
+ * What stays the same for a session's whole life, decided by the api before its workflow starts
+ * (workflow code reads no configuration).
+ *
+ * @param authUrl the control plane's /internal/connect/verify, as the cluster's ingress reaches it
+ * @param maxRuntime null: no limit; what happens at the limit is {@code maxRuntimeAction}
+ * @param volume the user's volume the pod mounts; null: none
+ * @param checkpointTarget where lossless pauses push their images; null: every pause is cold
+ */
+public record SessionSpec(
+    String sessionId,
+    String userId,
+    String clusterId,
+    String imageReference,
+    int port,
+    String path,
+    String sessionDomain,
+    String authUrl,
+    Duration maxRuntime,
+    MaxRuntimeAction maxRuntimeAction,
+    SessionVolume volume,
+    CheckpointTarget checkpointTarget) {}

@@ -1,0 +1,54 @@
+package io.gshare.workflows.session;
+
+import java.time.Instant;
+
+/**
+ * The words a session's users read (reasons, warnings, step details), kept out of the workflow's
+ * logic so they can change without touching its commands. Pure functions; deterministic.
+ */
+public final class SessionTexts {
+
+  private SessionTexts() {}
+
+  public static String maxRuntimeWarning(Instant at, MaxRuntimeAction action) {
+    return "the session reaches its max runtime at " + at + " and will then "
+        + (action == MaxRuntimeAction.TERMINATE ? "end" : "pause");
+  }
+
+  public static String pauseReason(boolean creditsExhausted, boolean maxRuntime) {
+    return creditsExhausted ? "credits exhausted" : maxRuntime ? "max runtime reached" : null;
+  }
+
+  public static String podLost(PodState pod, String reported) {
+    String why = pod == null ? "the pod is gone" : "the pod " + pod.phase().toLowerCase(java.util.Locale.ROOT);
+    return why + (reported == null ? "" : " (" + reported + ")") + "; resume to start it again";
+  }
+
+  public static String leftBehind(String clusterId, String why) {
+    return "its pod could not be deleted from cluster " + clusterId + " (" + why + "): it may still run there";
+  }
+
+  public static String running(PodState pod) {
+    return "pod " + pod.phase() + " at " + pod.podIp() + " on " + pod.hostname();
+  }
+
+  public static String restoredFrom(String image) {
+    return image == null ? null : "restored from " + image;
+  }
+
+  public static final String COLD_POD_GONE = "cold: the pod is no longer running";
+  public static final String COLD_NO_CRIU = "cold: the node has no CRIU and cuda-checkpoint";
+  public static final String COLD_NO_REGISTRY = "cold: the cluster has no checkpoint_registry (or no builder image is configured)";
+
+  public static String lossless(String image) {
+    return "lossless: " + image;
+  }
+
+  public static String checkpointFailed(String why) {
+    return "checkpoint failed (" + why + "): pausing cold";
+  }
+
+  public static String cannot(SessionState state, String what) {
+    return "the session is " + state.wireName() + "; it cannot " + what;
+  }
+}
