@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gshare.core.placement.Packing;
 import io.gshare.workflows.cluster.ClusterStatus;
+import io.gshare.workflows.session.MaxRuntimeAction;
 import io.gshare.workflows.session.PauseKind;
 import io.gshare.workflows.session.SessionState;
 import java.util.Arrays;
@@ -46,5 +47,7 @@ class WireValuesMatchDatabaseIT extends io.gshare.api.support.ApiIntegrationTest
     assertThat(allowed("clusters", "status")).containsExactlyInAnyOrderElementsOf(wire(ClusterStatus.class, ClusterStatus::wireName));
     assertThat(allowed("sessions", "pause_kind")).containsExactlyInAnyOrderElementsOf(wire(PauseKind.class, PauseKind::wireName));
     assertThat(allowed("policies", "placement")).containsExactlyInAnyOrderElementsOf(wire(Packing.class, Packing::wireName));
+    assertThat(allowed("policies", "max_runtime_action"))
+        .containsExactlyInAnyOrderElementsOf(wire(MaxRuntimeAction.class, MaxRuntimeAction::wireName));
   }
 }
