@@ -1,6 +1,5 @@
 package io.gshare.api.cluster;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
@@ -11,11 +10,12 @@ import io.gshare.api.security.SecurityProperties;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.temporal.TemporalProperties;
+import io.gshare.core.cluster.ClusterLifecycleRepository;
+import io.gshare.core.operation.OperationRepository;
 import java.nio.file.Path;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /** The control activities of the cluster lifecycle, wired to the api's keys, kubeconfig store and settings. */
 @Configuration(proxyBeanMethods = false)
@@ -53,12 +53,11 @@ class ControlActivitiesConfig {
   }
 
   @Bean
-  ClusterRemoteActivitiesImpl clusterRemoteActivities(JdbcClient jdbc, KubeconfigCipher cipher, Tokens tokens,
-      SecurityProperties security, WorkerDeployer deployer) {
+  ClusterRemoteActivitiesImpl clusterRemoteActivities(ClusterLifecycleRepository clusters, KubeconfigCipher cipher,
+      Tokens tokens, SecurityProperties security, WorkerDeployer deployer) {
     return new ClusterRemoteActivitiesImpl(
         clusterId -> {
-          byte[] sealed = jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", clusterId)
-              .query(byte[].class).optional().orElse(null);
+          byte[] sealed = clusters.sealedKubeconfig(clusterId);
           if (sealed == null) {
             throw new IllegalArgumentException("cluster " + clusterId + " has no stored kubeconfig");
           }
@@ -69,8 +68,8 @@ class ControlActivitiesConfig {
   }
 
   @Bean
-  ClusterStateActivitiesImpl clusterStateActivities(JdbcClient jdbc, ObjectMapper json) {
-    return new ClusterStateActivitiesImpl(jdbc, json);
+  ClusterStateActivitiesImpl clusterStateActivities(ClusterLifecycleRepository clusters, OperationRepository operations) {
+    return new ClusterStateActivitiesImpl(clusters, operations);
   }
 
   @Bean

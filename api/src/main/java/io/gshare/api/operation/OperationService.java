@@ -17,7 +17,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -25,7 +24,8 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import io.gshare.core.operation.OperationRepository;
+import io.gshare.core.session.SessionRepository;
 import org.springframework.stereotype.Service;
 
 /**
@@ -57,14 +57,17 @@ public class OperationService {
 
   static final int LIST_LIMIT = 200;
 
-  private final JdbcClient jdbc;
+  private final OperationRepository records;
+  private final SessionRepository sessions;
   private final WorkflowClient client;
   private final ObjectMapper json;
   private final Access access;
   private final TemporalProperties temporal;
 
-  OperationService(JdbcClient jdbc, WorkflowClient client, ObjectMapper json, Access access, TemporalProperties temporal) {
-    this.jdbc = jdbc;
+  OperationService(OperationRepository records, SessionRepository sessions, WorkflowClient client, ObjectMapper json,
+      Access access, TemporalProperties temporal) {
+    this.records = records;
+    this.sessions = sessions;
     this.client = client;
     this.json = json;
     this.access = access;
@@ -73,26 +76,14 @@ public class OperationService {
 
   /** Records that {@code workflowId} starts, replacing the record of an earlier run of the same id. */
   public void started(String workflowId, String kind, String objectId, String createdBy) {
-    jdbc.sql("""
-        insert into operations (id, kind, object_id, status, created_by, started_at)
-        values (:id, :kind, :object, 'running', :by, now())
-        on conflict (id) do update set kind = excluded.kind, object_id = excluded.object_id, status = 'running',
-               steps = '[]'::jsonb, error = null, created_by = excluded.created_by, started_at = now(), ended_at = null
-        """)
-        .param("id", workflowId).param("kind", kind).param("object", objectId).param("by", createdBy).update();
+    records.started(workflowId, kind, objectId, createdBy);
   }
 
   public Operation get(Caller.User caller, String id) {
-    record Row(String kind, String objectId, String status, String steps, String error, String createdBy,
-        Timestamp startedAt, Timestamp endedAt) {}
-    Row row = jdbc.sql("select * from operations where id = :id").param("id", id)
-        .query((rs, n) -> new Row(rs.getString("kind"), rs.getString("object_id"), rs.getString("status"),
-            rs.getString("steps"), rs.getString("error"), rs.getString("created_by"), rs.getTimestamp("started_at"),
-            rs.getTimestamp("ended_at")))
-        .optional().orElseThrow(() -> GshareException.notFound("operation", id));
+    OperationRepository.Row row = records.findById(id).orElseThrow(() -> GshareException.notFound("operation", id));
     access.requireOwnerOrAdmin(caller, "operation", id, row.createdBy());
-    Instant started = row.startedAt().toInstant();
-    Instant ended = row.endedAt() == null ? null : row.endedAt().toInstant();
+    Instant started = row.startedAt();
+    Instant ended = row.endedAt();
     String link = uiUrl(id, null);
     if ("running".equals(row.status())) {
       Optional<OperationProgress> live = query(id);
@@ -147,8 +138,7 @@ public class OperationService {
     }
     String owner = switch (kind) {
       case USER -> objectId;
-      case SESSION -> jdbc.sql("select user_id from sessions where id = :id").param("id", objectId)
-          .query(String.class).optional().orElse(null);
+      case SESSION -> sessions.findById(objectId).map(SessionRepository.Session::userId).orElse(null);
       default -> null;
     };
     if (owner == null) {
@@ -159,16 +149,9 @@ public class OperationService {
   }
 
   private List<OperationSummary> recorded(String objectId) {
-    return jdbc.sql("""
-            select id, kind, status, started_at, ended_at from operations where object_id = :object
-            order by started_at desc limit :limit
-            """)
-        .param("object", objectId).param("limit", LIST_LIMIT)
-        .query((rs, n) -> new OperationSummary(rs.getString("id"), null, rs.getString("kind"), rs.getString("status"),
-            rs.getTimestamp("started_at").toInstant(),
-            rs.getTimestamp("ended_at") == null ? null : rs.getTimestamp("ended_at").toInstant(),
-            uiUrl(rs.getString("id"), null)))
-        .list();
+    return records.findByObject(objectId, LIST_LIMIT).stream()
+        .map(r -> new OperationSummary(r.id(), null, r.kind(), r.status(), r.startedAt(), r.endedAt(), uiUrl(r.id(), null)))
+        .toList();
   }
 
   /**

@@ -24,10 +24,10 @@ class SessionActivitiesConfig {
   }
 
   @Bean
-  ControlWorker.ControlActivities sessionControlActivities(JdbcClient jdbc, SessionRepository sessions,
+  ControlWorker.ControlActivities sessionControlActivities(SessionRepository sessions,
       BillingWindows billing, PlacementService placement, TransactionTemplate transactions) {
     return new ControlWorker.ControlActivities(List.of(
         new SessionControlActivitiesImpl(sessions, billing, placement, transactions),
-        new MeteringActivitiesImpl(jdbc, billing, Clock.systemUTC())));
+        new MeteringActivitiesImpl(billing, Clock.systemUTC())));
   }
 }

@@ -25,7 +25,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.scheduling.annotation.Scheduled;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import io.gshare.core.session.SessionRepository;
+import io.gshare.core.session.SessionRepository.Unfinished;
 import org.springframework.stereotype.Component;
 
 /**
@@ -39,26 +40,22 @@ public class SessionRecovery {
 
   private static final Logger log = LoggerFactory.getLogger(SessionRecovery.class);
 
-  private final JdbcClient jdbc;
+  private final SessionRepository rows;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
   private final TemporalProperties temporal;
   private final SessionService sessions;
   private final PolicyRepository policies;
 
-  SessionRecovery(JdbcClient jdbc, WorkflowServiceStubs stubs, WorkflowClient client, TemporalProperties temporal,
+  SessionRecovery(SessionRepository rows, WorkflowServiceStubs stubs, WorkflowClient client, TemporalProperties temporal,
       SessionService sessions, PolicyRepository policies) {
-    this.jdbc = jdbc;
+    this.rows = rows;
     this.stubs = stubs;
     this.client = client;
     this.temporal = temporal;
     this.sessions = sessions;
     this.policies = policies;
   }
-
-  record Row(String id, String userId, String clusterId, String state, String imageReference, int port, String path,
-      String domain, String checkpoint, String mode, String model, String teamId, String volumeId,
-      String checkpointRegistry, Duration runUsed) {}
 
   /** True until one pass recovered every session it looked at (Temporal may not be up when the api is). */
   private volatile boolean unfinishedBusiness = true;
@@ -78,24 +75,10 @@ public class SessionRecovery {
   }
 
   public void recoverAll() {
-    List<Row> unfinished = jdbc.sql("""
-        select s.id, s.user_id, s.cluster_id, s.state, s.image_reference, coalesce(i.port, 8888), coalesce(i.path, '/'),
-               c.session_domain, s.checkpoint_image, s.mode, s.gpu_model, u.team_id, s.volume_id,
-               c.checkpoint_registry,
-               -- the run so far: its billing window opened when it started running
-               (select extract(epoch from now() - w.opened_at)::bigint from billing_windows w
-                 where w.session_id = s.id and w.closed_at is null)
-          from sessions s join users u on u.id = s.user_id
-          left join images i on i.id = s.image_id left join clusters c on c.id = s.cluster_id
-         where s.state not in ('terminated', 'failed')
-        """)
-        .query((rs, n) -> new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-            rs.getInt(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10), rs.getString(11),
-            rs.getString(12), rs.getString(13), rs.getString(14), Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
-        .list();
+    List<Unfinished> unfinished = rows.unfinished();
     int recovered = 0;
     int failed = 0;
-    for (Row row : unfinished) {
+    for (Unfinished row : unfinished) {
       try {
         if (!running(WorkflowIds.session(row.id()))) {
           recover(row);
@@ -113,7 +96,7 @@ public class SessionRecovery {
   }
 
   /** Rebuilds and starts the workflow of one session from its row. */
-  public void recover(Row row) {
+  public void recover(Unfinished row) {
     GpuPlacement placement = placementOf(row);
     Policy policy = policies.effective(row.teamId());
     SessionState state = switch (SessionState.fromWire(row.state())) {
@@ -123,8 +106,7 @@ public class SessionRecovery {
       case TERMINATED, FAILED -> null; // not selected: ended sessions need no workflow
     };
     if (state == null || row.clusterId() == null) {
-      jdbc.sql("update sessions set state = 'failed', state_reason = :r, ended_at = now() where id = :id")
-          .param("id", row.id()).param("r", "lost before it was placed (the control plane restarted)").update();
+      rows.markFailed(row.id(), "lost before it was placed (the control plane restarted)");
       return;
     }
     log.warn("session {} ({}) has no workflow: starting one from Postgres", row.id(), row.state());
@@ -141,22 +123,8 @@ public class SessionRecovery {
     }
   }
 
-  private GpuPlacement placementOf(Row row) {
-    record Held(String uuid, String nodeId, String hostname, Integer mem, Integer cores, boolean lossless) {}
-    List<Held> held = jdbc.sql("""
-        select a.gpu_uuid, a.node_id, n.hostname, a.gpumem_mib, a.gpucores_percent, coalesce(n.lossless_pause, false)
-          from allocations a left join nodes n on n.id = a.node_id
-         where a.session_id = :s and a.released_at is null order by a.gpu_uuid
-        """).param("s", row.id())
-        .query((rs, n) -> new Held(rs.getString(1), rs.getString(2), rs.getString(3), (Integer) rs.getObject(4),
-            (Integer) rs.getObject(5), rs.getBoolean(6)))
-        .list();
-    if (held.isEmpty() || held.get(0).nodeId() == null) {
-      return null;
-    }
-    Held first = held.get(0);
-    return new GpuPlacement(row.clusterId(), first.nodeId(), first.hostname(), row.mode(), row.model(),
-        held.stream().map(Held::uuid).toList(), first.mem(), first.cores(), first.lossless());
+  private GpuPlacement placementOf(Unfinished row) {
+    return rows.heldPlacementOf(row.id(), row.clusterId(), row.mode(), row.model()).orElse(null);
   }
 
   private boolean running(String workflowId) {

@@ -1,6 +1,9 @@
 package io.gshare.api.session;
 
+import io.gshare.core.catalogue.ImageRepository;
 import io.gshare.core.catalogue.OfferingRepository;
+import io.gshare.core.session.SessionRepository;
+import io.gshare.core.volume.VolumeRepository;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.core.placement.PlacementService;
@@ -31,7 +34,6 @@ import java.time.Duration;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -43,7 +45,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Service
 public class SessionService {
 
-  private final JdbcClient jdbc;
+  private final SessionRepository sessions;
+  private final ImageRepository images;
+  private final VolumeRepository volumes;
   private final PlacementService placement;
   private final OfferingRepository offerings;
   private final WorkflowClient client;
@@ -51,12 +55,15 @@ public class SessionService {
   private final TransactionTemplate transactions;
   private final String authUrl;
 
-  SessionService(JdbcClient jdbc, PlacementService placement, OfferingRepository offerings,
+  SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
+      PlacementService placement, OfferingRepository offerings,
       WorkflowClient client, Access access, TransactionTemplate transactions,
       @Value("${gshare.sessions.auth-url:}") String authUrl,
       @Value("${gshare.cluster-worker.control-plane-url:}") String controlPlaneUrl,
       @Value("${gshare.sessions.checkpoint-builder-image:}") String checkpointBuilderImage) {
-    this.jdbc = jdbc;
+    this.sessions = sessions;
+    this.images = images;
+    this.volumes = volumes;
     this.placement = placement;
     this.offerings = offerings;
     this.client = client;
@@ -99,17 +106,14 @@ public class SessionService {
         + "/internal/connect/verify";
   }
 
-  record Image(String reference, int port, String path) {}
-
   /** Admits, places and starts a session; answers with its id. */
   public String create(Caller.User caller, String offeringId, String imageId, String volumeId, String name) {
-    Image image = jdbc.sql("select reference, port, path from images where id = :id and active").param("id", imageId)
-        .query((rs, n) -> new Image(rs.getString(1), rs.getInt(2), rs.getString(3))).optional()
+    ImageRepository.Image image = images.findById(imageId).filter(ImageRepository.Image::active)
         .orElseThrow(() -> new GshareException(ProblemCode.VALIDATION_FAILED, "no active image '" + imageId + "'"));
     SessionVolume volume = null;
     if (volumeId != null) {
-      String owner = jdbc.sql("select owner_id from volumes where id = :v and deleted_at is null").param("v", volumeId)
-          .query(String.class).optional().orElseThrow(() -> GshareException.notFound("volume", volumeId));
+      String owner = volumes.findById(volumeId).map(VolumeRepository.Volume::ownerId)
+          .orElseThrow(() -> GshareException.notFound("volume", volumeId));
       access.requireOwnerOrAdmin(caller, "volume", volumeId, owner);
       refuseWhenVolumeInUse(volumeId);
       volume = volumeOf(volumeId);
@@ -137,8 +141,7 @@ public class SessionService {
       // Never strand held GPUs behind a session no workflow looks after: both or neither.
       transactions.executeWithoutResult(tx -> {
         placement.release(sessionId);
-        jdbc.sql("update sessions set state = 'failed', state_reason = :r, ended_at = now() where id = :id")
-            .param("id", sessionId).param("r", "could not start its workflow: " + e.getMessage()).update();
+        sessions.markFailed(sessionId, "could not start its workflow: " + e.getMessage());
       });
       throw e;
     }
@@ -149,62 +152,35 @@ public class SessionService {
 
   /** The session row, its GPUs and (with a volume) the claim its cluster will make: one transaction. */
   private Placed place(Caller.User caller, String sessionId, OfferingRepository.Offering offering, String imageId,
-      Image image, String volumeId, String name) {
-    jdbc.sql("""
-        insert into sessions (id, user_id, name, state, offering_id, gpu_model, mode, price_per_hour, image_id,
-                              image_reference, volume_id, workflow_id)
-        values (:id, :u, :name, 'pending', :o, :model, :mode, :price, :img, :ref, :vol, :wf)
-        """)
-        .param("id", sessionId).param("u", caller.userId()).param("name", name).param("o", offering.id())
-        .param("model", offering.gpuModel()).param("mode", offering.mode()).param("price", offering.pricePerHour())
-        .param("img", imageId).param("ref", image.reference()).param("vol", volumeId)
-        .param("wf", WorkflowIds.session(sessionId))
-        .update();
+      ImageRepository.Image image, String volumeId, String name) {
+    sessions.insertPending(new SessionRepository.NewSession(sessionId, caller.userId(), name, offering.id(),
+        offering.gpuModel(), offering.mode(), offering.pricePerHour(), imageId, image.reference(), volumeId,
+        WorkflowIds.session(sessionId)));
     PlacementService.Decision decision = placement.allocate(
         new PlacementService.Request(sessionId, caller.userId(), offering.id()));
     GpuPlacement where = decision.placement();
-    record Cluster(String domain, String name, String checkpointRegistry) {}
-    Cluster cluster = jdbc.sql("select session_domain, name, checkpoint_registry from clusters where id = :c")
-        .param("c", where.clusterId())
-        .query((rs, n) -> new Cluster(rs.getString(1), rs.getString(2), rs.getString(3))).single();
-    jdbc.sql("""
-        update sessions set state = 'creating', cluster_id = :c, cluster_name = :cn, node_id = :n, node_hostname = :h
-         where id = :id
-        """)
-        .param("id", sessionId).param("c", where.clusterId()).param("cn", cluster.name()).param("n", where.nodeId())
-        .param("h", where.hostname()).update();
+    SessionRepository.ClusterTarget cluster = sessions.clusterTargetOf(where.clusterId());
+    sessions.markPlaced(sessionId, where, cluster.name());
     if (volumeId != null) {
       // Recorded before the cluster claims it, so every claim of the volume can be found (and reclaimed) later.
-      jdbc.sql("""
-          insert into volume_claims (volume_id, cluster_id, pvc_name) values (:v, :c, :pvc)
-          on conflict (volume_id, cluster_id) do nothing
-          """).param("v", volumeId).param("c", where.clusterId()).param("pvc", SessionVolume.claimNameOf(volumeId))
-          .update();
+      volumes.recordClaim(volumeId, where.clusterId(), SessionVolume.claimNameOf(volumeId));
     }
-    return new Placed(decision, cluster.domain(), cluster.checkpointRegistry());
+    return new Placed(decision, cluster.sessionDomain(), cluster.checkpointRegistry());
   }
 
   private void refuseWhenVolumeInUse(String volumeId) {
-    jdbc.sql("select id, state from sessions where volume_id = :v and state not in ('terminated', 'failed') limit 1")
-        .param("v", volumeId)
-        .query((rs, n) -> new GshareException(ProblemCode.VOLUME_IN_USE, "volume " + volumeId + " is used by session "
-            + rs.getString(1) + " (" + rs.getString(2) + "); a volume serves one session at a time, so end that one first",
-            Map.of("session_id", rs.getString(1))))
-        .optional()
-        .ifPresent(refusal -> {
-          throw refusal;
-        });
+    sessions.unendedSessionOn(volumeId).ifPresent(user -> {
+      throw new GshareException(ProblemCode.VOLUME_IN_USE, "volume " + volumeId + " is used by session "
+          + user[0] + " (" + user[1] + "); a volume serves one session at a time, so end that one first",
+          Map.of("session_id", user[0]));
+    });
   }
 
   /** A volume as its session mounts it: claim name from its id, size and class from the volume and its pool. */
   SessionVolume volumeOf(String volumeId) {
-    return jdbc.sql("""
-        select v.size_gb, p.storage_class from volumes v left join storage_pools p on p.id = v.storage_pool_id
-         where v.id = :v
-        """).param("v", volumeId)
-        .query((rs, n) -> new SessionVolume(volumeId, SessionVolume.claimNameOf(volumeId), rs.getString(2), rs.getInt(1),
-            SessionVolume.MOUNT_PATH))
-        .single();
+    VolumeRepository.Mount mount = volumes.mountOf(volumeId);
+    return new SessionVolume(volumeId, SessionVolume.claimNameOf(volumeId), mount.storageClass(), mount.sizeGb(),
+        SessionVolume.MOUNT_PATH);
   }
 
   void startWorkflow(SessionStart start) {
@@ -222,8 +198,8 @@ public class SessionService {
 
   /** Sends a command to the session's workflow and maps what it met to the API's answers. */
   public SessionView command(Caller.User caller, String sessionId, SessionCommand command) {
-    String owner = jdbc.sql("select user_id from sessions where id = :id").param("id", sessionId).query(String.class)
-        .optional().orElseThrow(() -> GshareException.notFound("session", sessionId));
+    String owner = sessions.findById(sessionId).map(SessionRepository.Session::userId)
+        .orElseThrow(() -> GshareException.notFound("session", sessionId));
     access.requireOwnerOrAdmin(caller, "session", sessionId, owner);
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(sessionId));
     SessionView view;
@@ -234,7 +210,7 @@ public class SessionService {
         case TERMINATE -> workflow.terminate();
       };
     } catch (WorkflowNotFoundException | WorkflowUpdateException e) {
-      String state = jdbc.sql("select state from sessions where id = :id").param("id", sessionId).query(String.class).single();
+      String state = sessions.stateOf(sessionId).orElseThrow();
       if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
         return new SessionView(sessionId, SessionState.fromWire(state), null, null, null, null, null, null, null);
       }

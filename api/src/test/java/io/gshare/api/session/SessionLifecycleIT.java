@@ -424,7 +424,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
                charged_through = charged_through - interval '12 minutes' where session_id = :s and closed_at is null
         """).param("s", id).update();
 
-    MeteringActivitiesImpl metering = new MeteringActivitiesImpl(jdbc, billing, Clock.systemUTC());
+    MeteringActivitiesImpl metering = new MeteringActivitiesImpl(billing, Clock.systemUTC());
     assertThat(metering.chargeOpenWindows(500).charged()).isGreaterThanOrEqualTo(12);
     assertThat(metering.chargeOpenWindows(500).charged()).isZero();
     assertThat(jdbc.sql("select count(*) from credit_ledger where session_id = :s and kind = 'charge'").param("s", id)

@@ -119,4 +119,12 @@ public final class BillingWindows {
         rs.getBigDecimal("price_per_hour"), rs.getTimestamp("opened_at").toInstant(),
         rs.getTimestamp("charged_through").toInstant());
   }
+
+  /** Sessions billing now whose balance cannot pay their next minute. */
+  public List<String> sessionsUnableToPayNextMinute() {
+    return jdbc.sql("""
+        select w.session_id from billing_windows w join credit_accounts a on a.id = w.account_id
+         where w.closed_at is null and a.balance < w.price_per_hour / 60 and w.price_per_hour > 0
+        """).query(String.class).list();
+  }
 }

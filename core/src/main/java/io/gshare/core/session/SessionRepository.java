@@ -29,6 +29,103 @@ public class SessionRepository {
     this.jdbc = jdbc;
   }
 
+  /** A new session's row, before it is placed. */
+  public record NewSession(String id, String userId, String name, String offeringId, String gpuModel, String mode,
+      java.math.BigDecimal pricePerHour, String imageId, String imageReference, String volumeId, String workflowId) {}
+
+  /** Where a placed session's cluster serves it: its session domain, its name, its checkpoint registry. */
+  public record ClusterTarget(String sessionDomain, String name, String checkpointRegistry) {}
+
+  /** A session not ended, with what recovery needs to start its workflow again. */
+  public record Unfinished(String id, String userId, String clusterId, String state, String imageReference, int port,
+      String path, String domain, String checkpoint, String mode, String model, String teamId, String volumeId,
+      String checkpointRegistry, java.time.Duration runUsed) {}
+
+  public void insertPending(NewSession n) {
+    jdbc.sql("""
+        insert into sessions (id, user_id, name, state, offering_id, gpu_model, mode, price_per_hour, image_id,
+                              image_reference, volume_id, workflow_id)
+        values (:id, :u, :name, 'pending', :o, :model, :mode, :price, :img, :ref, :vol, :wf)
+        """)
+        .param("id", n.id()).param("u", n.userId()).param("name", n.name()).param("o", n.offeringId())
+        .param("model", n.gpuModel()).param("mode", n.mode()).param("price", n.pricePerHour())
+        .param("img", n.imageId()).param("ref", n.imageReference()).param("vol", n.volumeId())
+        .param("wf", n.workflowId())
+        .update();
+  }
+
+  public ClusterTarget clusterTargetOf(String clusterId) {
+    return jdbc.sql("select session_domain, name, checkpoint_registry from clusters where id = :c")
+        .param("c", clusterId)
+        .query((rs, n) -> new ClusterTarget(rs.getString(1), rs.getString(2), rs.getString(3))).single();
+  }
+
+  /** The session is placed: creating, on its cluster and node. */
+  public void markPlaced(String sessionId, io.gshare.workflows.session.GpuPlacement where, String clusterName) {
+    jdbc.sql("""
+        update sessions set state = 'creating', cluster_id = :c, cluster_name = :cn, node_id = :n, node_hostname = :h
+         where id = :id
+        """)
+        .param("id", sessionId).param("c", where.clusterId()).param("cn", clusterName).param("n", where.nodeId())
+        .param("h", where.hostname()).update();
+  }
+
+  /** Ends a session as failed with the reason (its GPUs are the caller's to release). */
+  public void markFailed(String sessionId, String reason) {
+    jdbc.sql("update sessions set state = 'failed', state_reason = :r, ended_at = now() where id = :id")
+        .param("id", sessionId).param("r", reason).update();
+  }
+
+  /** An unended session using the volume, as (id, state); empty when the volume is free. */
+  public Optional<String[]> unendedSessionOn(String volumeId) {
+    return jdbc.sql("select id, state from sessions where volume_id = :v and state not in ('terminated', 'failed') limit 1")
+        .param("v", volumeId)
+        .query((rs, n) -> new String[] {rs.getString(1), rs.getString(2)})
+        .optional();
+  }
+
+  public Optional<String> stateOf(String sessionId) {
+    return jdbc.sql("select state from sessions where id = :id").param("id", sessionId).query(String.class).optional();
+  }
+
+  /** Every session not ended, with the run so far (its open billing window opened when it started running). */
+  public List<Unfinished> unfinished() {
+    return jdbc.sql("""
+        select s.id, s.user_id, s.cluster_id, s.state, s.image_reference, coalesce(i.port, 8888), coalesce(i.path, '/'),
+               c.session_domain, s.checkpoint_image, s.mode, s.gpu_model, u.team_id, s.volume_id,
+               c.checkpoint_registry,
+               (select extract(epoch from now() - w.opened_at)::bigint from billing_windows w
+                 where w.session_id = s.id and w.closed_at is null)
+          from sessions s join users u on u.id = s.user_id
+          left join images i on i.id = s.image_id left join clusters c on c.id = s.cluster_id
+         where s.state not in ('terminated', 'failed')
+        """)
+        .query((rs, n) -> new Unfinished(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+            rs.getInt(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10), rs.getString(11),
+            rs.getString(12), rs.getString(13), rs.getString(14), java.time.Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
+        .list();
+  }
+
+  /** Where the session's held GPUs are, as a placement; empty when it holds none (or their node is gone). */
+  public Optional<io.gshare.workflows.session.GpuPlacement> heldPlacementOf(String sessionId, String clusterId, String mode,
+      String model) {
+    record Held(String uuid, String nodeId, String hostname, Integer mem, Integer cores, boolean lossless) {}
+    List<Held> held = jdbc.sql("""
+        select a.gpu_uuid, a.node_id, n.hostname, a.gpumem_mib, a.gpucores_percent, coalesce(n.lossless_pause, false)
+          from allocations a left join nodes n on n.id = a.node_id
+         where a.session_id = :s and a.released_at is null order by a.gpu_uuid
+        """).param("s", sessionId)
+        .query((rs, n) -> new Held(rs.getString(1), rs.getString(2), rs.getString(3), (Integer) rs.getObject(4),
+            (Integer) rs.getObject(5), rs.getBoolean(6)))
+        .list();
+    if (held.isEmpty() || held.get(0).nodeId() == null) {
+      return Optional.empty();
+    }
+    Held first = held.get(0);
+    return Optional.of(new io.gshare.workflows.session.GpuPlacement(clusterId, first.nodeId(), first.hostname(), mode, model,
+        held.stream().map(Held::uuid).toList(), first.mem(), first.cores(), first.lossless()));
+  }
+
   /** A GPU a session holds now. */
   public record HeldGpu(String uuid, String hostname, Integer gpumemMib, Integer gpucoresPercent) {}
 

@@ -38,6 +38,26 @@ public class VolumeRepository {
         .query(VolumeRepository::map).optional();
   }
 
+  /** How a session mounts the volume: its size and its pool's StorageClass (null: the cluster's default). */
+  public record Mount(int sizeGb, String storageClass) {}
+
+  public Mount mountOf(String volumeId) {
+    return jdbc.sql("""
+        select v.size_gb, p.storage_class from volumes v left join storage_pools p on p.id = v.storage_pool_id
+         where v.id = :v
+        """).param("v", volumeId)
+        .query((rs, n) -> new Mount(rs.getInt(1), rs.getString(2)))
+        .single();
+  }
+
+  /** Records the claim a cluster will make for the volume, before it makes it, so every claim can be found later. */
+  public void recordClaim(String volumeId, String clusterId, String pvcName) {
+    jdbc.sql("""
+        insert into volume_claims (volume_id, cluster_id, pvc_name) values (:v, :c, :pvc)
+        on conflict (volume_id, cluster_id) do nothing
+        """).param("v", volumeId).param("c", clusterId).param("pvc", pvcName).update();
+  }
+
   private static Volume map(ResultSet rs, int row) throws SQLException {
     Timestamp created = rs.getTimestamp("created_at");
     return new Volume(rs.getString("id"), rs.getString("owner_id"), rs.getString("name"), rs.getString("storage_pool_id"),

@@ -67,7 +67,7 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
     progress = new Progress(WorkflowIds.clusterAttach(clusterId), "cluster.attach", clusterId, STEPS);
     long startedAt = Workflow.currentTimeMillis();
     try {
-      state.markStatus(clusterId, "attaching", null);
+      state.markStatus(clusterId, ClusterStatus.ATTACHING, null);
 
       progress.start(REACH);
       String version;
@@ -105,7 +105,7 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
       awaitWorker(request, startedAt);
 
       progress.start(CONNECTED);
-      state.markStatus(clusterId, "connected",
+      state.markStatus(clusterId, ClusterStatus.CONNECTED,
           ingress ? null : "no ingress-nginx controller: session URLs will not work");
       progress.done(CONNECTED, null);
       progress.complete();
@@ -116,7 +116,7 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
           : "a step kept failing: " + rootMessage(failure);
       log.warn("attach of {} failed: {}", clusterId, why);
       progress.fail(why);
-      state.markStatus(clusterId, "failed", why);
+      state.markStatus(clusterId, ClusterStatus.FAILED, why);
       state.recordOperation(progress.snapshot());
       throw ApplicationFailure.newNonRetryableFailure(why, FailureTypes.CLUSTER_ATTACH_FAILED);
     }

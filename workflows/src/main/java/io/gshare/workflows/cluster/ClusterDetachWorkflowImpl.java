@@ -48,7 +48,7 @@ public class ClusterDetachWorkflowImpl implements ClusterDetachWorkflow {
       throw fail("detach refused: " + String.join("; ", busy) + ". End or pause them first", "ClusterBusy");
     }
     progress.done(IDLE, null);
-    state.markStatus(clusterId, "detaching", null);
+    state.markStatus(clusterId, ClusterStatus.DETACHING, null);
 
     progress.start(REMOVE);
     try {
@@ -66,12 +66,12 @@ public class ClusterDetachWorkflowImpl implements ClusterDetachWorkflow {
       progress.done(INVENTORY, null);
 
       progress.start(DETACHED);
-      state.markStatus(clusterId, "detached", null);
+      state.markStatus(clusterId, ClusterStatus.DETACHED, null);
       progress.done(DETACHED, null);
     } catch (ActivityFailure e) {
       // Not left "detaching" for good: the cluster says why, and detaching again converges.
       String why = "detach failed: " + rootMessage(e) + "; detach again";
-      state.markStatus(clusterId, "failed", why);
+      state.markStatus(clusterId, ClusterStatus.FAILED, why);
       throw fail(why, "ClusterDetachFailed");
     }
     progress.complete();

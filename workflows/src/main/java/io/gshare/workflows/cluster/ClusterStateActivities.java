@@ -14,7 +14,7 @@ public interface ClusterStateActivities {
   boolean inventorySeen(String clusterId, long sinceEpochMillis);
 
   @ActivityMethod(name = "MarkClusterStatus")
-  void markStatus(String clusterId, String status, String reason);
+  void markStatus(String clusterId, ClusterStatus status, String reason);
 
   /** What keeps the cluster from being detached (running sessions, live allocations); empty when nothing. */
   @ActivityMethod(name = "ClusterBusyReasons")

@@ -91,13 +91,13 @@ class ClusterAttachWorkflowTest {
     assertThat(result.steps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(OperationStep.DONE));
     assertThat(result.nextStep()).isNull();
     var order = org.mockito.Mockito.inOrder(remote, state);
-    order.verify(state).markStatus(CLUSTER, "attaching", null);
+    order.verify(state).markStatus(CLUSTER, ClusterStatus.ATTACHING, null);
     order.verify(remote).probeApiserver(CLUSTER);
     order.verify(remote).checkRuntime(CLUSTER);
     order.verify(remote).prepareNamespace(CLUSTER);
     order.verify(remote).installOperatorToken(CLUSTER);
     order.verify(remote).deployWorker(CLUSTER);
-    order.verify(state).markStatus(CLUSTER, "connected", null);
+    order.verify(state).markStatus(CLUSTER, ClusterStatus.CONNECTED, null);
     order.verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.COMPLETED)));
   }
 
@@ -112,7 +112,7 @@ class ClusterAttachWorkflowTest {
         .rootCause().hasMessageContaining("Unreachable").hasMessageContaining("reachable from")
         .hasMessageContaining("10.9.9.9:6443");
     verify(remote, times(ClusterAttachWorkflowImpl.REACH_ATTEMPTS)).probeApiserver(CLUSTER);
-    verify(state).markStatus(eq(CLUSTER), eq("failed"), argThat(r -> r.startsWith("Unreachable")));
+    verify(state).markStatus(eq(CLUSTER), eq(ClusterStatus.FAILED), argThat(r -> r.startsWith("Unreachable")));
     verify(remote, never()).prepareNamespace(anyString());
   }
 
@@ -156,7 +156,7 @@ class ClusterAttachWorkflowTest {
 
     assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
     verify(remote, times(2)).deployWorker(CLUSTER);
-    verify(state, times(1)).markStatus(CLUSTER, "connected", null);
+    verify(state, times(1)).markStatus(CLUSTER, ClusterStatus.CONNECTED, null);
     assertThat(result.steps()).filteredOn(s -> s.name().equals(ClusterAttachWorkflowImpl.DEPLOY))
         .singleElement().satisfies(s -> assertThat(s.detail()).startsWith("attempt 2"));
   }

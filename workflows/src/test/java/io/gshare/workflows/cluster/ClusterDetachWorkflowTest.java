@@ -70,9 +70,9 @@ class ClusterDetachWorkflowTest {
     assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
     assertThat(result.steps().get(1).detail()).contains("connection refused").contains("by hand");
     var order = org.mockito.Mockito.inOrder(state);
-    order.verify(state).markStatus(CLUSTER, "detaching", null);
+    order.verify(state).markStatus(CLUSTER, ClusterStatus.DETACHING, null);
     order.verify(state).deleteInventory(CLUSTER);
-    order.verify(state).markStatus(CLUSTER, "detached", null);
+    order.verify(state).markStatus(CLUSTER, ClusterStatus.DETACHED, null);
   }
 
   @Test
@@ -84,8 +84,8 @@ class ClusterDetachWorkflowTest {
 
     assertThatThrownBy(() -> stub(env, client, worker).detach(CLUSTER))
         .rootCause().hasMessageContaining("detach failed: database is read-only");
-    verify(state).markStatus(argThat(CLUSTER::equals), argThat("failed"::equals), argThat(r -> r.contains("detach again")));
-    verify(state, never()).markStatus(CLUSTER, "detached", null);
+    verify(state).markStatus(argThat(CLUSTER::equals), argThat(ClusterStatus.FAILED::equals), argThat(r -> r.contains("detach again")));
+    verify(state, never()).markStatus(CLUSTER, ClusterStatus.DETACHED, null);
     verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)));
   }
 }
