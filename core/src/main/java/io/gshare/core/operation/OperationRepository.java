@@ -62,9 +62,7 @@ public class OperationRepository {
 
   public Optional<Row> findById(String id) {
     return jdbc.sql("select * from operations where id = :id").param("id", id)
-        .query((rs, n) -> new Row(rs.getString("id"), rs.getString("kind"), rs.getString("object_id"), rs.getString("status"),
-            rs.getString("steps"), rs.getString("error"), rs.getString("created_by"), instant(rs.getTimestamp("started_at")),
-            instant(rs.getTimestamp("ended_at"))))
+        .query(OperationRepository::map)
         .optional();
   }
 
@@ -72,10 +70,14 @@ public class OperationRepository {
   public List<Row> findByObject(String objectId, int limit) {
     return jdbc.sql("select * from operations where object_id = :object order by started_at desc limit :limit")
         .param("object", objectId).param("limit", limit)
-        .query((rs, n) -> new Row(rs.getString("id"), rs.getString("kind"), rs.getString("object_id"), rs.getString("status"),
-            rs.getString("steps"), rs.getString("error"), rs.getString("created_by"), instant(rs.getTimestamp("started_at")),
-            instant(rs.getTimestamp("ended_at"))))
+        .query(OperationRepository::map)
         .list();
+  }
+
+  private static Row map(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+    return new Row(rs.getString("id"), rs.getString("kind"), rs.getString("object_id"), rs.getString("status"),
+        rs.getString("steps"), rs.getString("error"), rs.getString("created_by"), instant(rs.getTimestamp("started_at")),
+        instant(rs.getTimestamp("ended_at")));
   }
 
   private static Instant instant(Timestamp ts) {
