@@ -69,9 +69,13 @@ class ModuleEdgesTest {
       String artifactId = directChildText(pom.getDocumentElement(), "artifactId");
       dependenciesByModule.put(artifactId, compileDependencies(pom));
     }
-    assertThat(dependenciesByModule).containsKeys("gshare-workflows", "gshare-api", "gshare-cluster-worker");
+    assertThat(dependenciesByModule).containsKeys("gshare-workflows", "gshare-internal-contract", "gshare-api",
+        "gshare-cluster-worker");
 
     assertThat(dependenciesByModule.get("gshare-workflows")).containsExactly("io.temporal:temporal-sdk");
+    // The /internal wire records: Jackson's naming annotations and Bean Validation's, no framework.
+    assertThat(dependenciesByModule.get("gshare-internal-contract"))
+        .containsExactlyInAnyOrder("com.fasterxml.jackson.core:jackson-databind", "jakarta.validation:jakarta.validation-api");
     dependenciesByModule.forEach(
         (module, deps) ->
             assertThat(deps)
