@@ -1,7 +1,7 @@
 package io.gshare.clusterworker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import io.gshare.contract.internal.InternalPaths;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,16 +25,17 @@ final class ControlPlaneClient {
   private final URI baseUrl;
   private final TokenFile token;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final ObjectMapper json = new ObjectMapper()
-      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+  /** The records of {@code io.gshare.contract.internal} name their own JSON: no naming strategy here. */
+  private final ObjectMapper json = new ObjectMapper();
 
   ControlPlaneClient(URI baseUrl, TokenFile token) {
     this.baseUrl = baseUrl;
     this.token = token;
   }
 
+  /** POSTs a report to {@code path}, one of {@link InternalPaths}, under {@link InternalPaths#BASE}. */
   void post(String path, Object body) throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve(path))
+    HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve(InternalPaths.BASE + path))
         .timeout(Duration.ofSeconds(30))
         .header("Authorization", "Bearer " + token.token())
         .header("Content-Type", "application/json")

@@ -3,6 +3,8 @@ package io.gshare.clusterworker;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.ClusterInventory;
+import io.gshare.contract.internal.InternalPaths;
+import io.gshare.contract.internal.InventoryReport;
 import io.gshare.workflows.cluster.GpuDeviceInfo;
 import io.gshare.workflows.cluster.NodeInfo;
 import java.util.ArrayList;
@@ -21,13 +23,6 @@ final class InventoryReporter {
 
   private static final Logger log = LoggerFactory.getLogger(InventoryReporter.class);
 
-  record GpuReport(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount, boolean healthy) {}
-
-  record NodeReport(String hostname, boolean ready, boolean schedulable, String gpuMode, boolean losslessPause,
-      Map<String, String> labels, Map<String, String> capacity, List<GpuReport> gpus) {}
-
-  record Report(String clusterId, String apiserverVersion, List<NodeReport> nodes) {}
-
   private final String clusterId;
   private final KubernetesClient kubernetes;
   private final ControlPlaneClient controlPlane;
@@ -40,27 +35,27 @@ final class InventoryReporter {
   /** One report. */
   void tick() throws Exception {
     ClusterInventory inventory = ClusterInventory.read(kubernetes);
-    controlPlane.post("/internal/v1/inventory", report(clusterId, inventory));
+    controlPlane.post(InternalPaths.INVENTORY, report(clusterId, inventory));
   }
 
-  static Report report(String clusterId, ClusterInventory inventory) {
-    List<NodeReport> nodes = new ArrayList<>();
+  static InventoryReport report(String clusterId, ClusterInventory inventory) {
+    List<InventoryReport.NodeReport> nodes = new ArrayList<>();
     for (int i = 0; i < inventory.nodes().size(); i++) {
       NodeInfo node = inventory.nodes().get(i);
-      List<GpuReport> gpus = new ArrayList<>();
+      List<InventoryReport.GpuReport> gpus = new ArrayList<>();
       for (GpuDeviceInfo g : node.gpus()) {
         if (g.memoryMib() <= 0) {
           log.warn("node {}: GPU {} reports no memory; left out of the inventory", node.name(), g.uuid());
           continue;
         }
         // HAMi omits zero fields: a missing devcore is a whole GPU, a missing count no sharing.
-        gpus.add(new GpuReport(g.uuid(), g.index(), g.model(), g.memoryMib(),
+        gpus.add(new InventoryReport.GpuReport(g.uuid(), g.index(), g.model(), g.memoryMib(),
             g.coresPercent() <= 0 ? 100 : Math.min(g.coresPercent(), 100), Math.max(g.splitCount(), 1), g.healthy()));
       }
-      nodes.add(new NodeReport(node.name(), node.ready(), node.schedulable(), node.gpuMode(), node.losslessPause(),
+      nodes.add(new InventoryReport.NodeReport(node.name(), node.ready(), node.schedulable(), node.gpuMode(), node.losslessPause(),
           relevantLabels(inventory.nodeObjects().get(i)), capacity(inventory.nodeObjects().get(i)), gpus));
     }
-    return new Report(clusterId, inventory.serverVersion(), nodes);
+    return new InventoryReport(clusterId, inventory.serverVersion(), nodes);
   }
 
   /** Allocatable GPU resources as HAMi advertises them, plus cpu and memory. */

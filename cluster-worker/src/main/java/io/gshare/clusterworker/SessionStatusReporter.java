@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.SessionObjects;
+import io.gshare.contract.internal.InternalPaths;
+import io.gshare.contract.internal.SessionStatus;
+import io.gshare.contract.internal.StatusReport;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,11 +17,6 @@ import java.util.List;
  */
 final class SessionStatusReporter {
 
-  record SessionStatus(String sessionId, String phase, String podIp, String node, String message) {}
-
-  /** {@code complete}: every session pod of the cluster is in {@code sessions}. */
-  record Report(List<SessionStatus> sessions, boolean complete) {}
-
   private final KubernetesClient kubernetes;
   private final ControlPlaneClient controlPlane;
 
@@ -28,16 +26,16 @@ final class SessionStatusReporter {
   }
 
   void tick() throws Exception {
-    controlPlane.post("/internal/v1/sessions/status", report(kubernetes));
+    controlPlane.post(InternalPaths.SESSIONS_STATUS, report(kubernetes));
   }
 
-  static Report report(KubernetesClient kubernetes) {
+  static StatusReport report(KubernetesClient kubernetes) {
     return report(kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(SessionObjects.SESSION_LABEL)
         .list().getItems());
   }
 
   /** The report of these pods, all of the cluster's session pods. */
-  static Report report(List<Pod> pods) {
+  static StatusReport report(List<Pod> pods) {
     List<SessionStatus> sessions = new ArrayList<>();
     for (Pod pod : pods) {
       String sessionId = pod.getMetadata().getLabels().get(SessionObjects.SESSION_LABEL);
@@ -47,7 +45,7 @@ final class SessionStatusReporter {
       sessions.add(new SessionStatus(sessionId, phase, status == null ? null : status.getPodIP(),
           pod.getSpec() == null ? null : pod.getSpec().getNodeName(), why(pod)));
     }
-    return new Report(sessions, true);
+    return new StatusReport(sessions, true);
   }
 
   /** What the cluster says about a pod that is not simply running: eviction, OOM kill, exit code. */

@@ -1,5 +1,6 @@
 package io.gshare.clusterworker;
 
+import io.gshare.contract.internal.InventoryReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -20,12 +21,12 @@ class InventoryReporterTest {
         new SimSeed.NodeSpec("cpu-a", "cpu", null, Map.of())), null);
     try (SimulatedCluster cluster = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults());
         KubernetesClient client = cluster.newClient()) {
-      InventoryReporter.Report report = InventoryReporter.report("clu_a", ClusterInventory.read(client));
+      InventoryReport report = InventoryReporter.report("clu_a", ClusterInventory.read(client));
 
       assertThat(report.clusterId()).isEqualTo("clu_a");
       assertThat(report.apiserverVersion()).startsWith("v1.36.0");
-      assertThat(report.nodes()).extracting(InventoryReporter.NodeReport::hostname).containsExactlyInAnyOrder("gpu-a", "cpu-a");
-      InventoryReporter.NodeReport gpuNode = report.nodes().stream().filter(n -> n.hostname().equals("gpu-a")).findFirst().orElseThrow();
+      assertThat(report.nodes()).extracting(InventoryReport.NodeReport::hostname).containsExactlyInAnyOrder("gpu-a", "cpu-a");
+      InventoryReport.NodeReport gpuNode = report.nodes().stream().filter(n -> n.hostname().equals("gpu-a")).findFirst().orElseThrow();
       assertThat(gpuNode.gpuMode()).isEqualTo("fractional");
       assertThat(gpuNode.ready()).isTrue();
       assertThat(gpuNode.gpus()).hasSize(2).allSatisfy(g -> {

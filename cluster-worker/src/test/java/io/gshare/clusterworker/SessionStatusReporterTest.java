@@ -1,5 +1,7 @@
 package io.gshare.clusterworker;
 
+import io.gshare.contract.internal.SessionStatus;
+import io.gshare.contract.internal.StatusReport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -25,7 +27,7 @@ class SessionStatusReporterTest {
       client.resource(pod("someone-elses", Map.of("app", "other"))).create();
 
       await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        SessionStatusReporter.Report report = SessionStatusReporter.report(client);
+        StatusReport report = SessionStatusReporter.report(client);
         assertThat(report.sessions()).singleElement().satisfies(s -> {
           assertThat(s.sessionId()).isEqualTo("ses_a");
           assertThat(s.phase()).isEqualTo("Running");
@@ -48,11 +50,11 @@ class SessionStatusReporterTest {
     evicted.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Failed").withReason("Evicted")
         .withMessage("The node was low on resource: memory.").build());
 
-    SessionStatusReporter.Report report = SessionStatusReporter.report(List.of(deleting, oomKilled, evicted));
+    StatusReport report = SessionStatusReporter.report(List.of(deleting, oomKilled, evicted));
 
     assertThat(report.complete()).isTrue();
-    assertThat(report.sessions()).extracting(SessionStatusReporter.SessionStatus::sessionId, SessionStatusReporter.SessionStatus::phase,
-        SessionStatusReporter.SessionStatus::message).containsExactly(
+    assertThat(report.sessions()).extracting(SessionStatus::sessionId, SessionStatus::phase,
+        SessionStatus::message).containsExactly(
             org.assertj.core.groups.Tuple.tuple("ses_b", "Terminating", null),
             org.assertj.core.groups.Tuple.tuple("ses_c", "Failed", "container session OOMKilled (exit code 137)"),
             org.assertj.core.groups.Tuple.tuple("ses_d", "Failed", "Evicted: The node was low on resource: memory."));

@@ -110,12 +110,16 @@ class ModuleEdgesTest {
       String artifactId = directChildText(pom.getDocumentElement(), "artifactId");
       dependenciesByModule.put(artifactId, compileDependencies(pom));
     }
-    assertThat(dependenciesByModule).containsKeys("gshare-workflows", "gshare-api", "gshare-cluster-worker");
+    assertThat(dependenciesByModule).containsKeys("gshare-workflows", "gshare-internal-contract", "gshare-api",
+        "gshare-cluster-worker");
 
     assertThat(dependenciesByModule.get("gshare-workflows")).containsExactly("io.temporal:temporal-sdk");
     assertThat(dependenciesByModule.get("gshare-core")).as("core: the domain on spring-jdbc, no web, no worker")
         .doesNotContain("io.gshare:gshare-activities", "org.springframework:spring-web", "org.springframework:spring-webmvc",
             "org.springframework.boot:spring-boot-starter-web");
+    // The /internal wire records: Jackson's naming annotations and Bean Validation's, no framework.
+    assertThat(dependenciesByModule.get("gshare-internal-contract"))
+        .containsExactlyInAnyOrder("com.fasterxml.jackson.core:jackson-databind", "jakarta.validation:jakarta.validation-api");
     dependenciesByModule.forEach(
         (module, deps) ->
             assertThat(deps)

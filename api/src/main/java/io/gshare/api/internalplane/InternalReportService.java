@@ -2,10 +2,15 @@ package io.gshare.api.internalplane;
 
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
-import io.gshare.api.node.InventoryReport;
 import io.gshare.api.node.NodeRepository;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
+import io.gshare.contract.internal.InventoryReport;
+import io.gshare.contract.internal.SessionStatus;
+import io.gshare.contract.internal.StatusReport;
+import io.gshare.contract.internal.UsageReport;
+import io.gshare.contract.internal.VolumeSync;
+import io.gshare.contract.internal.VolumeSync.VolumeState;
 import java.sql.Timestamp;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -59,12 +64,12 @@ class InternalReportService {
   record StatusApplied(int written, Map<String, String> podsLost) {}
 
   @Transactional
-  public StatusApplied sessionStatus(Caller.Operator caller, InternalReports.StatusReport report) {
+  public StatusApplied sessionStatus(Caller.Operator caller, StatusReport report) {
     Map<String, String> clusterOf = clustersOf("sessions", report.sessions().stream()
-        .map(InternalReports.SessionStatus::sessionId).collect(Collectors.toSet()));
+        .map(SessionStatus::sessionId).collect(Collectors.toSet()));
     report.sessions().forEach(s -> access.requireSameCluster(caller, "session", s.sessionId(), clusterOf.get(s.sessionId())));
     int written = 0;
-    for (InternalReports.SessionStatus s : report.sessions()) {
+    for (SessionStatus s : report.sessions()) {
       written += jdbc.sql("""
           update sessions set pod_phase = :phase, pod_ip = :ip, node_hostname = coalesce(:node, node_hostname),
                  reported_at = now()
@@ -74,21 +79,21 @@ class InternalReportService {
           .update();
     }
     boolean anyEnded = report.sessions().stream().anyMatch(s -> "Failed".equals(s.phase()) || "Succeeded".equals(s.phase()));
-    if (!report.isComplete() && !anyEnded) {
+    if (!report.complete() && !anyEnded) {
       return new StatusApplied(written, Map.of());
     }
     Set<String> running = Set.copyOf(jdbc.sql("select id from sessions where cluster_id = :c and state = 'running'")
         .param("c", caller.clusterId()).query(String.class).list());
     Map<String, String> lost = new HashMap<>();
     Set<String> reported = new LinkedHashSet<>();
-    for (InternalReports.SessionStatus s : report.sessions()) {
+    for (SessionStatus s : report.sessions()) {
       reported.add(s.sessionId());
       if (running.contains(s.sessionId()) && ("Failed".equals(s.phase()) || "Succeeded".equals(s.phase()))) {
         lost.put(s.sessionId(), "the cluster reported the pod " + s.phase().toLowerCase()
             + (s.message() == null ? "" : ": " + s.message()));
       }
     }
-    if (report.isComplete()) {
+    if (report.complete()) {
       running.stream().filter(id -> !reported.contains(id))
           .forEach(id -> lost.put(id, "the cluster reported no pod for it"));
     }
@@ -96,12 +101,12 @@ class InternalReportService {
   }
 
   @Transactional
-  public int usage(Caller.Operator caller, InternalReports.UsageReport report) {
+  public int usage(Caller.Operator caller, UsageReport report) {
     Map<String, String> clusterOf = clustersOf("sessions", report.samples().stream()
-        .map(InternalReports.UsageSample::sessionId).collect(Collectors.toSet()));
+        .map(UsageReport.Sample::sessionId).collect(Collectors.toSet()));
     report.samples().forEach(s -> access.requireSameCluster(caller, "session", s.sessionId(), clusterOf.get(s.sessionId())));
     int written = 0;
-    for (InternalReports.UsageSample s : report.samples()) {
+    for (UsageReport.Sample s : report.samples()) {
       written += jdbc.sql("""
           insert into session_usage (session_id, cluster_id, gpu_uuid, gpu_util_percent, memory_used_mib, sampled_at)
           values (:s, :c, :g, :u, :m, :at)
@@ -114,8 +119,8 @@ class InternalReportService {
   }
 
   @Transactional
-  public int volumes(Caller.Operator caller, InternalReports.VolumeSync sync) {
-    Set<String> ids = sync.volumes().stream().map(InternalReports.VolumeState::volumeId).collect(Collectors.toSet());
+  public int volumes(Caller.Operator caller, VolumeSync sync) {
+    Set<String> ids = sync.volumes().stream().map(VolumeState::volumeId).collect(Collectors.toSet());
     // A volume is in a cluster's scope when the cluster holds a claim for it or runs a session using it.
     Set<String> inScope = new java.util.HashSet<>(jdbc.sql("""
         select v.id from volumes v
@@ -128,7 +133,7 @@ class InternalReportService {
     sync.volumes().forEach(v -> access.requireSameCluster(caller, "volume", v.volumeId(),
         inScope.contains(v.volumeId()) ? caller.clusterId() : null));
     int written = 0;
-    for (InternalReports.VolumeState v : sync.volumes()) {
+    for (VolumeState v : sync.volumes()) {
       written += jdbc.sql("""
           insert into volume_claims (volume_id, cluster_id, pvc_name, phase, capacity_bytes, synced_at)
           values (:v, :c, :pvc, :phase, :cap, now())

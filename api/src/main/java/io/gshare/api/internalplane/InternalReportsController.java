@@ -1,9 +1,14 @@
 package io.gshare.api.internalplane;
 
-import io.gshare.api.node.InventoryReport;
 import io.gshare.api.node.NodeRepository;
 import io.gshare.api.security.Caller;
 import io.gshare.api.session.SessionSignals;
+import io.gshare.contract.internal.Accepted;
+import io.gshare.contract.internal.InternalPaths;
+import io.gshare.contract.internal.InventoryReport;
+import io.gshare.contract.internal.StatusReport;
+import io.gshare.contract.internal.UsageReport;
+import io.gshare.contract.internal.VolumeSync;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -14,7 +19,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /** Callbacks from cluster-workers; every one needs an operator token and stays inside its cluster. */
 @RestController
-@RequestMapping("/internal/v1")
+@RequestMapping(InternalPaths.BASE)
 @Tag(name = "internal")
 class InternalReportsController {
 
@@ -26,30 +31,30 @@ class InternalReportsController {
     this.sessions = sessions;
   }
 
-  @PostMapping("/inventory")
+  @PostMapping(InternalPaths.INVENTORY)
   @Operation(summary = "Upsert every node and GPU of the worker's cluster (one batched call per tick)")
   NodeRepository.Applied inventory(Caller.Operator caller, @Valid @RequestBody InventoryReport report) {
     return reports.inventory(caller, report);
   }
 
-  @PostMapping("/sessions/status")
+  @PostMapping(InternalPaths.SESSIONS_STATUS)
   @Operation(summary = "Report the pods behind sessions of the worker's cluster (complete: all of them)")
-  InternalReports.Accepted status(Caller.Operator caller, @Valid @RequestBody InternalReports.StatusReport report) {
+  Accepted status(Caller.Operator caller, @Valid @RequestBody StatusReport report) {
     InternalReportService.StatusApplied applied = reports.sessionStatus(caller, report);
     // After the commit, outside the transaction: the workflows decide, this only tells them.
     applied.podsLost().forEach(sessions::podLost);
-    return new InternalReports.Accepted(applied.written());
+    return new Accepted(applied.written());
   }
 
-  @PostMapping("/usage")
+  @PostMapping(InternalPaths.USAGE)
   @Operation(summary = "Record GPU usage samples of sessions of the worker's cluster")
-  InternalReports.Accepted usage(Caller.Operator caller, @Valid @RequestBody InternalReports.UsageReport report) {
-    return new InternalReports.Accepted(reports.usage(caller, report));
+  Accepted usage(Caller.Operator caller, @Valid @RequestBody UsageReport report) {
+    return new Accepted(reports.usage(caller, report));
   }
 
-  @PostMapping("/volumes/sync")
+  @PostMapping(InternalPaths.VOLUMES_SYNC)
   @Operation(summary = "Sync the claims and usage of volumes the worker's cluster mounts")
-  InternalReports.Accepted volumes(Caller.Operator caller, @Valid @RequestBody InternalReports.VolumeSync sync) {
-    return new InternalReports.Accepted(reports.volumes(caller, sync));
+  Accepted volumes(Caller.Operator caller, @Valid @RequestBody VolumeSync sync) {
+    return new Accepted(reports.volumes(caller, sync));
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.core.support.NewIds;
+import io.gshare.contract.internal.InventoryReport;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;

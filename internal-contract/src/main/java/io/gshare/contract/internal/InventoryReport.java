@@ -1,4 +1,4 @@
-package io.gshare.api.node;
+package io.gshare.contract.internal;
 
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -12,15 +12,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One tick's report of every node of a cluster, sent by its cluster-worker in a single call.
+ * One tick's report of every node of a cluster, sent by its cluster-worker in a single call to
+ * {@link InternalPaths#INVENTORY}.
  *
  * @param clusterId must be the cluster of the reporting worker's token
  */
+@WireJson
 public record InventoryReport(
     @NotBlank String clusterId,
     String apiserverVersion,
     @NotNull @Size(max = 10_000) @Valid List<NodeReport> nodes) {
 
+  @WireJson
   public record NodeReport(
       @NotBlank @Size(max = 253) String hostname,
       boolean ready,
@@ -36,6 +39,7 @@ public record InventoryReport(
     }
   }
 
+  @WireJson
   public record GpuReport(
       @NotBlank @Size(max = 128) String uuid,
       @Min(0) int index,
