@@ -2,7 +2,7 @@ package io.gshare.api.internalplane;
 
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
-import io.gshare.api.node.NodeRepository;
+import io.gshare.core.node.InventoryWriter;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.contract.internal.InventoryReport;
@@ -30,17 +30,17 @@ import org.springframework.transaction.annotation.Transactional;
 class InternalReportService {
 
   private final JdbcClient jdbc;
-  private final NodeRepository nodes;
+  private final InventoryWriter nodes;
   private final Access access;
 
-  InternalReportService(JdbcClient jdbc, NodeRepository nodes, Access access) {
+  InternalReportService(JdbcClient jdbc, InventoryWriter nodes, Access access) {
     this.jdbc = jdbc;
     this.nodes = nodes;
     this.access = access;
   }
 
   @Transactional
-  public NodeRepository.Applied inventory(Caller.Operator caller, InventoryReport report) {
+  public InventoryWriter.Applied inventory(Caller.Operator caller, InventoryReport report) {
     access.requireSameCluster(caller, "cluster", report.clusterId(), report.clusterId());
     Set<String> hostnames = new LinkedHashSet<>();
     report.nodes().forEach(n -> {

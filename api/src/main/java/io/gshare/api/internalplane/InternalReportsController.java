@@ -1,6 +1,6 @@
 package io.gshare.api.internalplane;
 
-import io.gshare.api.node.NodeRepository;
+import io.gshare.core.node.InventoryWriter;
 import io.gshare.api.security.Caller;
 import io.gshare.api.session.SessionSignals;
 import io.gshare.contract.internal.Accepted;
@@ -33,7 +33,7 @@ class InternalReportsController {
 
   @PostMapping(InternalPaths.INVENTORY)
   @Operation(summary = "Upsert every node and GPU of the worker's cluster (one batched call per tick)")
-  NodeRepository.Applied inventory(Caller.Operator caller, @Valid @RequestBody InventoryReport report) {
+  InventoryWriter.Applied inventory(Caller.Operator caller, @Valid @RequestBody InventoryReport report) {
     return reports.inventory(caller, report);
   }
 

@@ -1,5 +1,7 @@
 package io.gshare.api.node;
 
+import io.gshare.core.node.NodeQueries;
+
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
@@ -13,19 +15,19 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "nodes")
 class NodeController {
 
-  private final NodeRepository nodes;
+  private final NodeQueries nodes;
   private final NodeProperties properties;
   private final Access access;
 
-  NodeController(NodeRepository nodes, NodeProperties properties, Access access) {
+  NodeController(NodeQueries nodes, NodeProperties properties, Access access) {
     this.nodes = nodes;
     this.properties = properties;
     this.access = access;
   }
 
-  record NodeList(List<NodeRepository.Node> items) {}
+  record NodeList(List<NodeQueries.Node> items) {}
 
-  record GpuList(List<NodeRepository.GpuLocation> items) {}
+  record GpuList(List<NodeQueries.GpuLocation> items) {}
 
   @GetMapping("/api/v1/nodes")
   @Operation(summary = "Nodes and their GPUs as the cluster-workers report them (admins); offline after the stale time")
@@ -35,7 +37,7 @@ class NodeController {
       @RequestParam(required = false) String liveness,
       @RequestParam(name = "gpu_mode", required = false) String gpuMode) {
     access.requireAdmin(caller, "node", null);
-    return new NodeList(nodes.list(new NodeRepository.Filter(clusterId, poolId, liveness, gpuMode), properties.staleAfter()));
+    return new NodeList(nodes.list(new NodeQueries.Filter(clusterId, poolId, liveness, gpuMode), properties.staleAfter()));
   }
 
   @GetMapping("/api/v1/gpus")

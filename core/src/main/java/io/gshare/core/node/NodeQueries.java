@@ -1,0 +1,117 @@
+package io.gshare.core.node;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.core.support.NewIds;
+import io.gshare.contract.internal.InventoryReport;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/** The inventory as the API shows it: nodes with their GPUs and liveness, and GPUs with where they are. */
+@Repository
+public class NodeQueries {
+
+  public record Gpu(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount,
+      boolean healthy, boolean cordoned) {}
+
+  public record Node(String id, String clusterId, String hostname, String liveness, String gpuMode, String poolId,
+      boolean schedulable, boolean losslessPause, Map<String, String> labels, Map<String, String> capacity,
+      Instant lastSeenAt, List<Gpu> gpus) {}
+
+  /** A GPU with where it is. */
+  public record GpuLocation(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount,
+      boolean healthy, boolean cordoned, String nodeId, String hostname, String clusterId) {}
+
+  /** Filters of the inventory view; null means any. */
+  public record Filter(String clusterId, String poolId, String liveness, String gpuMode) {}
+
+  private final JdbcClient jdbc;
+  private final ObjectMapper json;
+
+  NodeQueries(JdbcClient jdbc, ObjectMapper json) {
+    this.jdbc = jdbc;
+    this.json = json;
+  }
+
+  public List<Node> list(Filter filter, Duration staleAfter) {
+    StringBuilder sql = new StringBuilder("""
+        select * from (
+          select n.*, c.inventory_at as reported_at,
+                 case when c.inventory_at is null or c.inventory_at < now() - make_interval(secs => :stale)
+                      then 'offline' else n.liveness end as effective_liveness
+            from nodes n join clusters c on c.id = n.cluster_id where n.removed_at is null) v where true""");
+    Map<String, Object> params = new HashMap<>();
+    params.put("stale", staleAfter.toSeconds());
+    where(sql, params, "cluster_id", filter.clusterId());
+    where(sql, params, "pool_id", filter.poolId());
+    where(sql, params, "effective_liveness", filter.liveness());
+    where(sql, params, "gpu_mode", filter.gpuMode());
+    sql.append(" order by cluster_id, hostname");
+    List<Node> nodes = jdbc.sql(sql.toString()).params(params).query((rs, n) -> new Node(rs.getString("id"),
+        rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"),
+        rs.getString("pool_id"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
+        labels(rs.getString("labels")), labels(rs.getString("capacity")), instant(rs.getTimestamp("reported_at")),
+        List.of())).list();
+    if (nodes.isEmpty()) {
+      return nodes;
+    }
+    Map<String, List<Gpu>> gpus = new HashMap<>();
+    jdbc.sql("select * from gpu_devices where node_id = any(:ids) order by node_id, device_index")
+        .param("ids", nodes.stream().map(Node::id).toArray(String[]::new))
+        .query((rs, n) -> gpus.computeIfAbsent(rs.getString("node_id"), k -> new ArrayList<>()).add(gpu(rs)))
+        .list();
+    return nodes.stream().map(n -> new Node(n.id(), n.clusterId(), n.hostname(), n.liveness(), n.gpuMode(), n.poolId(),
+        n.schedulable(), n.losslessPause(), n.labels(), n.capacity(), n.lastSeenAt(),
+        gpus.getOrDefault(n.id(), List.of()))).toList();
+  }
+
+  /** GPUs of nodes still in their cluster's inventory; {@code model} matches exactly, as offerings do. */
+  public List<GpuLocation> gpus(String model, String nodeId, String clusterId) {
+    StringBuilder sql = new StringBuilder("""
+        select * from (
+          select g.*, n.hostname, n.cluster_id from gpu_devices g join nodes n on n.id = g.node_id
+           where n.removed_at is null) v where true""");
+    Map<String, Object> params = new HashMap<>();
+    where(sql, params, "model", model);
+    where(sql, params, "node_id", nodeId);
+    where(sql, params, "cluster_id", clusterId);
+    sql.append(" order by cluster_id, hostname, device_index");
+    return jdbc.sql(sql.toString()).params(params).query((rs, n) -> new GpuLocation(rs.getString("uuid"),
+        rs.getInt("device_index"), rs.getString("model"), rs.getLong("memory_mib"), rs.getInt("cores_percent"),
+        rs.getInt("split_count"), rs.getBoolean("healthy"), rs.getBoolean("cordoned"), rs.getString("node_id"),
+        rs.getString("hostname"), rs.getString("cluster_id"))).list();
+  }
+
+  private static void where(StringBuilder sql, Map<String, Object> params, String column, String value) {
+    if (value != null) {
+      sql.append(" and ").append(column).append(" = :").append(column);
+      params.put(column, value);
+    }
+  }
+
+  static Gpu gpu(ResultSet rs) throws SQLException {
+    return new Gpu(rs.getString("uuid"), rs.getInt("device_index"), rs.getString("model"), rs.getLong("memory_mib"),
+        rs.getInt("cores_percent"), rs.getInt("split_count"), rs.getBoolean("healthy"), rs.getBoolean("cordoned"));
+  }
+
+  private Map<String, String> labels(String value) {
+    return NodeJson.labels(json, value);
+  }
+
+  private static Instant instant(Timestamp ts) {
+    return ts == null ? null : ts.toInstant();
+  }
+}
