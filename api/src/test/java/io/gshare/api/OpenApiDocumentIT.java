@@ -22,7 +22,7 @@ class OpenApiDocumentIT extends ApiIntegrationTest {
 
   @Test
   void everyHandledOperationIsDocumentedAndNothingElse() throws Exception {
-    HttpResponse<String> response = get("/api/v1/openapi", null);
+    HttpResponse<String> response = get("/api/v1/openapi", tokenFor(newUser("user")));
     assertThat(response.statusCode()).isEqualTo(200);
     JsonNode doc = json.readTree(response.body());
 

@@ -75,7 +75,7 @@ class SystemApiIT extends ApiIntegrationTest {
     post("/api/v1/clusters/clu_sim/connection-test", "{}", adminToken());
     // The SDK reports through its metrics scope on an interval.
     Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      HttpResponse<String> response = get("/actuator/prometheus", null);
+      HttpResponse<String> response = getManagement("/actuator/prometheus");
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body()).contains("temporal_request").contains("http_server_requests");
     });

@@ -3,6 +3,7 @@ package io.gshare.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gshare.core.placement.Packing;
+import io.gshare.core.user.Role;
 import io.gshare.workflows.cluster.ClusterStatus;
 import io.gshare.workflows.session.MaxRuntimeAction;
 import io.gshare.workflows.session.PauseKind;
@@ -47,6 +48,7 @@ class WireValuesMatchDatabaseIT extends io.gshare.api.support.ApiIntegrationTest
     assertThat(allowed("clusters", "status")).containsExactlyInAnyOrderElementsOf(wire(ClusterStatus.class, ClusterStatus::wireName));
     assertThat(allowed("sessions", "pause_kind")).containsExactlyInAnyOrderElementsOf(wire(PauseKind.class, PauseKind::wireName));
     assertThat(allowed("policies", "placement")).containsExactlyInAnyOrderElementsOf(wire(Packing.class, Packing::wireName));
+    assertThat(allowed("users", "role")).containsExactlyInAnyOrderElementsOf(wire(Role.class, Role::wireName));
     assertThat(allowed("policies", "max_runtime_action"))
         .containsExactlyInAnyOrderElementsOf(wire(MaxRuntimeAction.class, MaxRuntimeAction::wireName));
   }

@@ -114,7 +114,9 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.cluster-worker.control-plane-url=" + apiUrl(),
         "--gshare.cluster-worker.inventory-interval-seconds=5",
         "--server.address=127.0.0.1",
-        "--server.port=" + options.httpPort()));
+        "--server.port=" + options.httpPort(),
+        "--management.server.address=127.0.0.1",
+        "--management.server.port=" + options.managementPort()));
     if (temporalUiUrl != null) {
       args.add("--gshare.temporal.ui-url=" + temporalUiUrl);
     }
@@ -263,6 +265,11 @@ public final class DevRuntime implements AutoCloseable {
   /** A super admin's API token, for the banner and for tests. */
   public String adminToken() {
     return adminToken;
+  }
+
+  /** The api's management server: health and metrics, no token, loopback only. */
+  public String managementUrl() {
+    return "http://127.0.0.1:" + options.managementPort();
   }
 
   public String apiUrl() {

@@ -63,7 +63,7 @@ public final class DevRuntimeMain {
         ============================================================================
          gShare dev runtime is up (SIMULATED GPU clusters: no real hardware)
         ----------------------------------------------------------------------------
-         api            %s   (health %s/healthz)
+         api            %s   (health %s/healthz, metrics %s/actuator/prometheus)
          Temporal       %s   (Web UI %s)
          PostgreSQL     %s
          data           %s
@@ -84,7 +84,7 @@ public final class DevRuntimeMain {
          Ctrl-C stops everything.
         ============================================================================
         """.formatted(
-            api, api, runtime.temporalAddress(),
+            api, api, runtime.managementUrl(), runtime.temporalAddress(),
             runtime.temporalUiUrl() == null ? "that of the external server" : runtime.temporalUiUrl(), runtime.dbUrl(), runtime.dataDir(), clusters,
             test.path("status").asText(), test.path("gpu_count").asInt(), test.path("checks"),
             runtime.dataDir().resolve("admin.token"), api, api, api, api, first, api, api,

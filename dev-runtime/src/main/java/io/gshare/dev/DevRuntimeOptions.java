@@ -22,6 +22,7 @@ public record DevRuntimeOptions(
     String dbPassword,
     String temporalAddress,
     int httpPort,
+    int managementPort,
     int temporalPort,
     int temporalUiPort,
     Path temporalCli,
@@ -41,6 +42,7 @@ public record DevRuntimeOptions(
                                 (env GSHARE_DB_URL, with GSHARE_DB_USER and GSHARE_DB_PASSWORD)
         --temporal-address H:P  use this Temporal instead of the embedded dev server (env GSHARE_TEMPORAL_ADDRESS)
         --http-port N           the api (default 8080, env GSHARE_HTTP_PORT)
+        --management-port N     the api's health and metrics (default 9090, env GSHARE_MANAGEMENT_PORT)
         --temporal-port N       the Temporal dev server's gRPC port (default 7233)
         --temporal-ui-port N    the Temporal Web UI (default 8233)
         --temporal-cli FILE     the Temporal CLI that runs the dev server (env GSHARE_TEMPORAL_CLI;
@@ -76,7 +78,7 @@ public record DevRuntimeOptions(
       }
       flags.put(name, value);
     }
-    List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "temporal-port",
+    List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
         "temporal-ui-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
@@ -90,6 +92,8 @@ public record DevRuntimeOptions(
       problems.add("--db-url '" + dbUrl + "' is not a jdbc:postgresql: URL");
     }
     int http = port(flags.getOrDefault("http-port", env.getOrDefault("GSHARE_HTTP_PORT", "8080")), "http-port", problems);
+    int management = port(flags.getOrDefault("management-port", env.getOrDefault("GSHARE_MANAGEMENT_PORT", "9090")),
+        "management-port", problems);
     int temporalPort = port(flags.getOrDefault("temporal-port", "7233"), "temporal-port", problems);
     int temporalUiPort = port(flags.getOrDefault("temporal-ui-port", "8233"), "temporal-ui-port", problems);
     Path temporalCli = Path.of(flags.getOrDefault("temporal-cli", env.getOrDefault("GSHARE_TEMPORAL_CLI", ".tools/bin/temporal")));
@@ -115,7 +119,7 @@ public record DevRuntimeOptions(
     }
     return new DevRuntimeOptions(
         dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
-        env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, temporalPort, temporalUiPort,
+        env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null);
   }

@@ -110,7 +110,11 @@ class DevRuntimeIT {
       // A session left running across the restart below.
       sessionId = startSession(runtime);
       JsonNode running = awaitSession(runtime, sessionId, "running");
-      assertThat(running.at("/session/url").asText()).contains(runtime.clusters().get(0).sessionDomain());
+      // Either cluster may be chosen (both have the model); the URL is on the chosen one's domain.
+      String chosen = running.at("/session/cluster_id").asText();
+      DevRuntime.AttachedCluster placed = runtime.clusters().stream().filter(c -> c.id().equals(chosen)).findFirst()
+          .orElseThrow(() -> new AssertionError("session on an unknown cluster: " + running));
+      assertThat(running.at("/session/url").asText()).startsWith("https://" + placed.sessionDomain() + "/s/" + sessionId);
       try (Temporal t = new Temporal(runtime.temporalAddress())) {
         sessionRunId = t.workflows().newUntypedWorkflowStub("session-" + sessionId).describe().getExecution().getRunId();
         scheduleCreatedAt = t.schedules().getHandle("metering-sweep").describe().getInfo().getCreatedAt();
@@ -248,6 +252,7 @@ class DevRuntimeIT {
         "--data-dir", dataDir.toString(),
         "--clusters", "2",
         "--http-port", String.valueOf(freePort()),
+        "--management-port", String.valueOf(freePort()),
         "--temporal-port", String.valueOf(freePort()),
         "--temporal-ui-port", String.valueOf(freePort()),
         "--temporal-cli", System.getProperty("gshare.dev.temporal-cli"),

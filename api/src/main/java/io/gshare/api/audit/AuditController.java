@@ -2,7 +2,7 @@ package io.gshare.api.audit;
 
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -20,17 +20,16 @@ import org.springframework.web.bind.annotation.RestController;
 class AuditController {
 
   private final AuditQueries audit;
-  private final Access access;
 
-  AuditController(AuditQueries audit, Access access) {
+  AuditController(AuditQueries audit) {
     this.audit = audit;
-    this.access = access;
   }
 
   record AuditPage(List<AuditEvent> items) {}
 
   @GetMapping("/api/v1/audit")
   @Operation(summary = "Audit events, newest first (admins); filter by action, actor, object, time")
+  @AdminOnly
   AuditPage list(Caller.User caller,
       @RequestParam(required = false) String action,
       @RequestParam(required = false) String actor,
@@ -39,7 +38,6 @@ class AuditController {
       @RequestParam(required = false) String since,
       @RequestParam(required = false) String until,
       @RequestParam(defaultValue = "100") int limit) {
-    access.requireAdmin(caller, "audit", null);
     if (limit < 1 || limit > 1000) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, "limit must be between 1 and 1000");
     }

@@ -1,7 +1,7 @@
 package io.gshare.api.catalogue;
 
 import io.gshare.core.error.GshareException;
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -32,11 +32,9 @@ import org.springframework.web.bind.annotation.RestController;
 class ImageController {
 
   private final ImageRepository images;
-  private final Access access;
 
-  ImageController(ImageRepository images, Access access) {
+  ImageController(ImageRepository images) {
     this.images = images;
-    this.access = access;
   }
 
   /** @param reference an image reference, e.g. registry.example.com/gshare/jupyter:2026.11 */
@@ -67,16 +65,16 @@ class ImageController {
   @PostMapping
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Add an image (admins); port defaults to 8888 (Jupyter), path to /")
+  @AdminOnly
   Image create(Caller.User caller, @Valid @RequestBody ImageInput in) {
-    access.requireAdmin(caller, "image", null);
     return images.create(new Image(null, in.name(), in.reference(), in.port() == null ? 8888 : in.port(),
         in.path() == null ? "/" : in.path(), in.description(), in.active() == null || in.active()));
   }
 
   @PatchMapping("/{id}")
   @Operation(summary = "Change an image (admins)")
+  @AdminOnly
   Image update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ImageChange in) {
-    access.requireAdmin(caller, "image", id);
     Image i = images.findById(id).orElseThrow(() -> GshareException.notFound("image", id));
     return images.update(new Image(id, in.name() == null ? i.name() : in.name(),
         in.reference() == null ? i.reference() : in.reference(), in.port() == null ? i.port() : in.port(),
@@ -87,8 +85,8 @@ class ImageController {
   @DeleteMapping("/{id}")
   @ResponseStatus(HttpStatus.NO_CONTENT)
   @Operation(summary = "Remove an image (admins); sessions keep the reference they ran")
+  @AdminOnly
   void delete(Caller.User caller, @PathVariable String id) {
-    access.requireAdmin(caller, "image", id);
     if (!images.delete(id)) {
       throw GshareException.notFound("image", id);
     }

@@ -4,7 +4,7 @@ import io.gshare.core.catalogue.OfferingRepository;
 
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.support.NewIds;
 import io.swagger.v3.oas.annotations.Operation;
@@ -39,11 +39,9 @@ import org.springframework.web.bind.annotation.RestController;
 class OfferingController {
 
   private final OfferingRepository offerings;
-  private final Access access;
 
-  OfferingController(OfferingRepository offerings, Access access) {
+  OfferingController(OfferingRepository offerings) {
     this.offerings = offerings;
-    this.access = access;
   }
 
   /**
@@ -84,8 +82,8 @@ class OfferingController {
   @PostMapping
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create an offering (admins)")
+  @AdminOnly
   OfferingRepository.Offering create(Caller.User caller, @Valid @RequestBody OfferingInput in) {
-    access.requireAdmin(caller, "offering", null);
     OfferingRepository.Offering offering = shape(new OfferingRepository.Offering(NewIds.next("off"), in.name(),
         in.gpuModel(), in.mode(), in.gpuCount(), in.gpumemMib(), in.gpucoresPercent(), in.pricePerHour(),
         in.active() == null || in.active(), false));
@@ -95,8 +93,8 @@ class OfferingController {
 
   @PatchMapping("/{id}")
   @Operation(summary = "Change an offering's name, price, shape or active flag (admins); sessions keep the price they started with")
+  @AdminOnly
   OfferingRepository.Offering update(Caller.User caller, @PathVariable String id, @Valid @RequestBody OfferingChange in) {
-    access.requireAdmin(caller, "offering", id);
     OfferingRepository.Offering o = offerings.findById(id).orElseThrow(() -> GshareException.notFound("offering", id));
     OfferingRepository.Offering changed = shape(new OfferingRepository.Offering(id, in.name() == null ? o.name() : in.name(),
         o.gpuModel(), o.mode(), in.gpuCount() == null ? o.gpuCount() : in.gpuCount(),
@@ -110,8 +108,8 @@ class OfferingController {
   @DeleteMapping("/{id}")
   @ResponseStatus(HttpStatus.NO_CONTENT)
   @Operation(summary = "Delete an offering (admins); sessions that used it keep their model and price")
+  @AdminOnly
   void delete(Caller.User caller, @PathVariable String id) {
-    access.requireAdmin(caller, "offering", id);
     if (offerings.delete(id) == 0) {
       throw GshareException.notFound("offering", id);
     }

@@ -5,7 +5,7 @@ import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.core.cluster.Cluster;
 
 import io.gshare.core.error.GshareException;
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.workflows.cluster.ClusterDescription;
 import io.gshare.workflows.cluster.ClusterProbeResult;
@@ -30,7 +30,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
+/** Every cluster endpoint is for admins. */
 @RestController
+@AdminOnly
 @RequestMapping("/api/v1/clusters")
 @Tag(name = "clusters")
 class ClusterController {
@@ -38,14 +40,11 @@ class ClusterController {
   private final ClusterRepository clusters;
   private final ClusterService service;
   private final ConnectionTestService connectionTests;
-  private final Access access;
 
-  ClusterController(ClusterRepository clusters, ClusterService service, ConnectionTestService connectionTests,
-      Access access) {
+  ClusterController(ClusterRepository clusters, ClusterService service, ConnectionTestService connectionTests) {
     this.clusters = clusters;
     this.service = service;
     this.connectionTests = connectionTests;
-    this.access = access;
   }
 
   record ClusterList(List<Cluster> items) {}
@@ -73,14 +72,12 @@ class ClusterController {
   @GetMapping
   @Operation(summary = "List registered clusters (admins); detached ones with include_detached=true")
   ClusterList list(Caller.User caller, @RequestParam(name = "include_detached", defaultValue = "false") boolean all) {
-    access.requireAdmin(caller, "cluster", null);
     return new ClusterList(clusters.findAll(all));
   }
 
   @GetMapping("/{id}")
   @Operation(summary = "One cluster: status, why, session domain, worker last seen, node, offline node and GPU counts")
   Cluster get(Caller.User caller, @PathVariable String id) {
-    access.requireAdmin(caller, "cluster", id);
     return clusters.findById(id).orElseThrow(() -> GshareException.notFound("cluster", id));
   }
 
@@ -122,7 +119,6 @@ class ClusterController {
   @Operation(summary = "Ask the cluster's worker to describe its cluster and check the runtime (RuntimeClass nvidia, HAMi, ingress)")
   ConnectionTest connectionTest(Caller.User caller, @PathVariable String id,
       @RequestBody(required = false) Map<String, Object> ignored) {
-    access.requireAdmin(caller, "cluster", id);
     ClusterProbeResult result = connectionTests.test(id);
     ClusterDescription d = result.description();
     if (d == null) {

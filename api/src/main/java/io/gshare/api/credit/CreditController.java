@@ -4,6 +4,7 @@ import io.gshare.core.credit.CreditLedger;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.support.NewIds;
 import io.swagger.v3.oas.annotations.Operation;
@@ -74,9 +75,9 @@ class CreditController {
   @PostMapping("/api/v1/credits/grants")
   @Transactional
   @Operation(summary = "Grant credits to a user (admins); idempotent per key: a retry books nothing twice")
+  @AdminOnly
   ResponseEntity<Granted> grant(Caller.User caller, @Valid @RequestBody Grant body,
       @RequestHeader(name = "Idempotency-Key", required = false) String headerKey) {
-    access.requireAdmin(caller, "credits", body.userId());
     requireUser(body.userId());
     String key = body.idempotencyKey() != null ? body.idempotencyKey() : headerKey != null ? headerKey : NewIds.next("grant");
     CreditLedger.Booked booked;

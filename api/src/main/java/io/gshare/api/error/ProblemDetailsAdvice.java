@@ -1,5 +1,10 @@
 package io.gshare.api.error;
 
+import io.gshare.api.audit.AuditLog;
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
 import io.gshare.core.error.ProblemCode;
 
 import io.gshare.core.error.GshareException;
@@ -39,6 +44,12 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
   private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
 
+  private final AuditLog audit;
+
+  ProblemDetailsAdvice(AuditLog audit) {
+    this.audit = audit;
+  }
+
   @ExceptionHandler(GshareException.class)
   ResponseEntity<Object> gshare(GshareException e) {
     if (e.code().status() >= 500) {
@@ -47,6 +58,15 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
       log.debug("{}: {}", e.code().code(), e.getMessage());
     }
     return problem(e.code(), e.getMessage(), e.properties());
+  }
+
+  /** Method security's own refusal; the early check ({@code EarlyAuthorization}) normally answers first. */
+  @ExceptionHandler(AccessDeniedException.class)
+  ResponseEntity<Object> accessDenied(AccessDeniedException e, HttpServletRequest request) {
+    Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+    audit.denied(authentication == null ? "anonymous@" + request.getRemoteAddr() : authentication.getName(), "endpoint",
+        request.getMethod() + " " + request.getRequestURI(), "not allowed for this caller");
+    return problem(ProblemCode.FORBIDDEN, "this action is not allowed for this caller", Map.of());
   }
 
   @ExceptionHandler(ConstraintViolationException.class)

@@ -2,7 +2,8 @@ package io.gshare.api.internalplane;
 
 import io.gshare.api.audit.AuditLog;
 import io.gshare.core.session.SessionRepository;
-import io.gshare.api.security.AuthenticationFilter;
+import io.gshare.api.security.Callers;
+import io.gshare.api.security.OpenPaths;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.InvalidTokenException;
 import io.gshare.api.security.SecurityProperties;
@@ -30,26 +31,26 @@ class ConnectVerifyController {
 
   static final Pattern SESSION_PATH = Pattern.compile("^/s/([a-z0-9][a-z0-9_-]{0,62})(?:/.*)?$");
 
-  private final AuthenticationFilter authentication;
+  private final Callers callers;
   private final SessionRepository sessions;
   private final AuditLog audit;
   private final SecurityProperties properties;
 
-  ConnectVerifyController(AuthenticationFilter authentication, SessionRepository sessions, AuditLog audit,
+  ConnectVerifyController(Callers callers, SessionRepository sessions, AuditLog audit,
       SecurityProperties properties) {
-    this.authentication = authentication;
+    this.callers = callers;
     this.sessions = sessions;
     this.audit = audit;
     this.properties = properties;
   }
 
-  @GetMapping("/internal/connect/verify")
+  @GetMapping(OpenPaths.CONNECT_VERIFY)
   @Operation(summary = "auth-url for session ingresses: 2xx may open, 401 not signed in, 403 not yours")
   ResponseEntity<Void> verify(HttpServletRequest request,
       @RequestHeader(name = "X-Original-URL", required = false) String originalUrl) {
     Caller.User caller;
     try {
-      caller = authentication.user(token(request));
+      caller = callers.user(token(request));
     } catch (InvalidTokenException e) {
       return ResponseEntity.status(401)
           .header("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"" + e.getMessage() + "\"")

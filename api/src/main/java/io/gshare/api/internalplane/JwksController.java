@@ -1,6 +1,7 @@
 package io.gshare.api.internalplane;
 
 import io.gshare.api.security.TokenKind;
+import io.gshare.api.security.OpenPaths;
 import io.gshare.api.security.Tokens;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -25,7 +26,7 @@ class JwksController {
     this.tokens = tokens;
   }
 
-  @GetMapping(value = "/.well-known/gshare-internal-jwks.json", produces = MediaType.APPLICATION_JSON_VALUE)
+  @GetMapping(value = OpenPaths.INTERNAL_JWKS, produces = MediaType.APPLICATION_JSON_VALUE)
   @Operation(summary = "JWKS of the internal (operator) token keys: the current key and any rotated-out key still in its overlap")
   ResponseEntity<Map<String, Object>> jwks() {
     // "alg" first, as the operator guide's check (`head -c 40` → {"keys":[{"alg":"RS256"...) expects.

@@ -2,7 +2,7 @@ package io.gshare.api.node;
 
 import io.gshare.core.node.NodeQueries;
 
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -17,12 +17,10 @@ class NodeController {
 
   private final NodeQueries nodes;
   private final NodeProperties properties;
-  private final Access access;
 
-  NodeController(NodeQueries nodes, NodeProperties properties, Access access) {
+  NodeController(NodeQueries nodes, NodeProperties properties) {
     this.nodes = nodes;
     this.properties = properties;
-    this.access = access;
   }
 
   record NodeList(List<NodeQueries.Node> items) {}
@@ -31,22 +29,22 @@ class NodeController {
 
   @GetMapping("/api/v1/nodes")
   @Operation(summary = "Nodes and their GPUs as the cluster-workers report them (admins); offline after the stale time")
+  @AdminOnly
   NodeList list(Caller.User caller,
       @RequestParam(name = "cluster_id", required = false) String clusterId,
       @RequestParam(name = "pool_id", required = false) String poolId,
       @RequestParam(required = false) String liveness,
       @RequestParam(name = "gpu_mode", required = false) String gpuMode) {
-    access.requireAdmin(caller, "node", null);
     return new NodeList(nodes.list(new NodeQueries.Filter(clusterId, poolId, liveness, gpuMode), properties.staleAfter()));
   }
 
   @GetMapping("/api/v1/gpus")
   @Operation(summary = "GPU cards of the inventory (admins), by model (exact), node or cluster")
+  @AdminOnly
   GpuList gpus(Caller.User caller,
       @RequestParam(required = false) String model,
       @RequestParam(name = "node_id", required = false) String nodeId,
       @RequestParam(name = "cluster_id", required = false) String clusterId) {
-    access.requireAdmin(caller, "gpu", null);
     return new GpuList(nodes.gpus(model, nodeId, clusterId));
   }
 }

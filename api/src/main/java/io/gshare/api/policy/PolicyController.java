@@ -7,6 +7,7 @@ import io.gshare.core.policy.Policy;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -54,15 +55,15 @@ class PolicyController {
 
   @GetMapping("/api/v1/policies/default")
   @Operation(summary = "The default policy, for users without a team policy (admins)")
+  @AdminOnly
   Policy getDefault(Caller.User caller) {
-    access.requireAdmin(caller, "policy", "default");
     return policies.effective(null);
   }
 
   @PutMapping("/api/v1/policies/default")
   @Operation(summary = "Replace the default policy (admins)")
+  @AdminOnly
   Policy putDefault(Caller.User caller, @Valid @RequestBody PolicyInput in) {
-    access.requireAdmin(caller, "policy", "default");
     policies.upsert(in.toPolicy(null));
     return policies.effective(null);
   }
@@ -79,8 +80,8 @@ class PolicyController {
 
   @PutMapping("/api/v1/teams/{teamId}/policy")
   @Operation(summary = "Give a team its own policy (admins)")
+  @AdminOnly
   Policy putTeam(Caller.User caller, @PathVariable String teamId, @Valid @RequestBody PolicyInput in) {
-    access.requireAdmin(caller, "policy", teamId);
     requireTeam(teamId);
     policies.upsert(in.toPolicy(teamId));
     return policies.effective(teamId);
@@ -89,8 +90,8 @@ class PolicyController {
   @DeleteMapping("/api/v1/teams/{teamId}/policy")
   @ResponseStatus(HttpStatus.NO_CONTENT)
   @Operation(summary = "Remove a team's own policy; the default applies again (admins)")
+  @AdminOnly
   void deleteTeam(Caller.User caller, @PathVariable String teamId) {
-    access.requireAdmin(caller, "policy", teamId);
     if (policies.deleteTeamPolicy(teamId) == 0) {
       throw GshareException.notFound("team policy", teamId);
     }

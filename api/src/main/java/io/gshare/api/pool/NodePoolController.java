@@ -2,7 +2,7 @@ package io.gshare.api.pool;
 
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -38,12 +38,10 @@ class NodePoolController {
 
   private final NodePoolRepository pools;
   private final TeamRepository teams;
-  private final Access access;
 
-  NodePoolController(NodePoolRepository pools, TeamRepository teams, Access access) {
+  NodePoolController(NodePoolRepository pools, TeamRepository teams) {
     this.pools = pools;
     this.teams = teams;
-    this.access = access;
   }
 
   record PoolInput(@NotBlank @Size(max = 100) String name, String teamId, @Size(max = 1000) String description) {}
@@ -56,31 +54,31 @@ class NodePoolController {
 
   @GetMapping
   @Operation(summary = "Node pools and their nodes (admins)")
+  @AdminOnly
   PoolList list(Caller.User caller) {
-    access.requireAdmin(caller, "node_pool", null);
     return new PoolList(pools.list());
   }
 
   @GetMapping("/{id}")
   @Operation(summary = "One node pool (admins)")
+  @AdminOnly
   NodePool get(Caller.User caller, @PathVariable String id) {
-    access.requireAdmin(caller, "node_pool", id);
     return pools.findById(id).orElseThrow(() -> GshareException.notFound("node pool", id));
   }
 
   @PostMapping
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a node pool, dedicated to a team or not yet (admins)")
+  @AdminOnly
   NodePool create(Caller.User caller, @Valid @RequestBody PoolInput in) {
-    access.requireAdmin(caller, "node_pool", null);
     requireTeam(in.teamId());
     return pools.create(in.name(), in.teamId(), in.description());
   }
 
   @PatchMapping("/{id}")
   @Operation(summary = "Rename a pool or give it to another team (admins; team_id \"\" frees it)")
+  @AdminOnly
   NodePool update(Caller.User caller, @PathVariable String id, @Valid @RequestBody PoolChange in) {
-    access.requireAdmin(caller, "node_pool", id);
     NodePool pool = pools.findById(id).orElseThrow(() -> GshareException.notFound("node pool", id));
     String team = in.teamId() == null ? pool.teamId() : (in.teamId().isEmpty() ? null : in.teamId());
     requireTeam(team);
@@ -91,8 +89,8 @@ class NodePoolController {
   @PutMapping("/{id}/nodes")
   @Transactional
   @Operation(summary = "Set the pool's nodes (admins): listed nodes join it, others of the pool return to the shared pool")
+  @AdminOnly
   NodePool setNodes(Caller.User caller, @PathVariable String id, @Valid @RequestBody PoolNodes in) {
-    access.requireAdmin(caller, "node_pool", id);
     pools.findById(id).orElseThrow(() -> GshareException.notFound("node pool", id));
     return pools.setNodes(id, in.nodeIds());
   }
@@ -100,8 +98,8 @@ class NodePoolController {
   @DeleteMapping("/{id}")
   @ResponseStatus(HttpStatus.NO_CONTENT)
   @Operation(summary = "Delete a pool (admins); its nodes return to the shared pool")
+  @AdminOnly
   void delete(Caller.User caller, @PathVariable String id) {
-    access.requireAdmin(caller, "node_pool", id);
     if (!pools.delete(id)) {
       throw GshareException.notFound("node pool", id);
     }

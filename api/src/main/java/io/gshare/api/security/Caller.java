@@ -1,5 +1,7 @@
 package io.gshare.api.security;
 
+import io.gshare.core.user.Role;
+
 /** Who made a request, as established by a verified token. */
 public sealed interface Caller permits Caller.User, Caller.Operator {
 
@@ -7,14 +9,14 @@ public sealed interface Caller permits Caller.User, Caller.Operator {
   String actor();
 
   /** A person, with the role and team read from Postgres at request time (a demotion takes effect at once). */
-  record User(String userId, String role, String teamId, String tokenId) implements Caller {
+  record User(String userId, Role role, String teamId, String tokenId) implements Caller {
 
     public boolean isAdmin() {
-      return "admin".equals(role) || "super_admin".equals(role);
+      return role.includes(Role.ADMIN);
     }
 
     public boolean isSuperAdmin() {
-      return "super_admin".equals(role);
+      return role.includes(Role.SUPER_ADMIN);
     }
 
     @Override

@@ -5,9 +5,10 @@ import io.gshare.core.error.ProblemCode;
 import java.util.List;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.MethodParameter;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.bind.support.WebDataBinderFactory;
 import org.springframework.web.context.request.NativeWebRequest;
-import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.method.support.ModelAndViewContainer;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -29,9 +30,10 @@ class CallerArgumentResolver implements HandlerMethodArgumentResolver, WebMvcCon
   @Override
   public Object resolveArgument(MethodParameter parameter, ModelAndViewContainer mav, NativeWebRequest request,
       WebDataBinderFactory binders) {
-    Object caller = request.getAttribute(AuthenticationFilter.CALLER, RequestAttributes.SCOPE_REQUEST);
+    Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+    Object caller = authentication == null ? null : authentication.getPrincipal();
     if (!parameter.getParameterType().isInstance(caller)) {
-      // A route outside the filter's reach asked for a caller: refuse rather than run unauthenticated.
+      // A route outside the token chains asked for a caller: refuse rather than run unauthenticated.
       throw new GshareException(ProblemCode.UNAUTHORIZED, "this endpoint needs a "
           + (parameter.getParameterType() == Caller.Operator.class ? "cluster-worker" : "user") + " token");
     }

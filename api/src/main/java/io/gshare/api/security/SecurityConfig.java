@@ -6,6 +6,7 @@ import java.util.Map;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+/** The token machinery every mode needs (the web app, the worker alone, the commands). */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfig {
 

@@ -89,13 +89,18 @@ public final class Tokens {
   }
 
   public Verified verify(TokenKind kind, String token) throws InvalidTokenException {
+    JWTClaimsSet claims = claims(kind, token);
+    return new Verified(claims.getSubject(), claims.getJWTID(), claims.getIssueTime().toInstant(),
+        claims.getExpirationTime().toInstant());
+  }
+
+  /** The claims of a token of {@code kind} that passed every check, or why it did not. */
+  public JWTClaimsSet claims(TokenKind kind, String token) throws InvalidTokenException {
     if (token == null || token.isBlank()) {
       throw new InvalidTokenException("no token");
     }
     try {
-      JWTClaimsSet claims = processors.get(kind).process(token, null);
-      return new Verified(claims.getSubject(), claims.getJWTID(), claims.getIssueTime().toInstant(),
-          claims.getExpirationTime().toInstant());
+      return processors.get(kind).process(token, null);
     } catch (ParseException e) {
       throw new InvalidTokenException("malformed token");
     } catch (BadJWTException e) {

@@ -1,5 +1,6 @@
 package io.gshare.api.system;
 
+import io.gshare.api.security.OpenPaths;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.Map;
@@ -11,7 +12,7 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "system")
 class HealthController {
 
-  @GetMapping("/healthz")
+  @GetMapping(OpenPaths.HEALTHZ)
   @Operation(summary = "Liveness probe: 200 while the process serves requests")
   Map<String, String> healthz() {
     return Map.of("status", "ok");

@@ -2,7 +2,8 @@ package io.gshare.api.system;
 
 import io.gshare.core.cluster.Cluster;
 import io.gshare.core.cluster.ClusterRepository;
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
+import io.gshare.api.security.SuperAdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
@@ -37,12 +38,10 @@ class SystemController {
   private final ClusterRepository clusters;
   private final TaskQueuePollers pollers;
   private final String version;
-  private final Access access;
   private final Tokens tokens;
 
   SystemController(Flyway flyway, WorkflowServiceStubs stubs, TemporalProperties temporal, ClusterRepository clusters,
-      TaskQueuePollers pollers, ObjectProvider<BuildProperties> build, Access access, Tokens tokens) {
-    this.access = access;
+      TaskQueuePollers pollers, ObjectProvider<BuildProperties> build, Tokens tokens) {
     this.tokens = tokens;
     this.flyway = flyway;
     this.stubs = stubs;
@@ -64,8 +63,8 @@ class SystemController {
 
   @GetMapping("/api/v1/system")
   @Operation(summary = "Schema version, Temporal reachability, and the workers polling gshare-control and each cluster queue")
+  @AdminOnly
   SystemStatus system(Caller.User caller) {
-    access.requireAdmin(caller, "system", null);
     MigrationInfo current = flyway.info().current();
     Database database = new Database(current == null ? null : current.getVersion().getVersion(), flyway.info().pending().length);
 
@@ -94,8 +93,8 @@ class SystemController {
 
   @org.springframework.web.bind.annotation.PostMapping("/api/v1/system/keys/{kind}/rotate")
   @Operation(summary = "Rotate a signing key (super admins): kind internal or user; the previous key keeps verifying until its tokens expire")
+  @SuperAdminOnly
   RotatedKey rotate(Caller.User caller, @org.springframework.web.bind.annotation.PathVariable String kind) {
-    access.requireSuperAdmin(caller, "signing_key", kind);
     TokenKind tokenKind = switch (kind) {
       case "internal" -> TokenKind.INTERNAL;
       case "user" -> TokenKind.USER;

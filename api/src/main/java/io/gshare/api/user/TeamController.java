@@ -1,6 +1,6 @@
 package io.gshare.api.user;
 
-import io.gshare.api.security.Access;
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -25,11 +25,9 @@ import org.springframework.web.bind.annotation.RestController;
 class TeamController {
 
   private final TeamRepository teams;
-  private final Access access;
 
-  TeamController(TeamRepository teams, Access access) {
+  TeamController(TeamRepository teams) {
     this.teams = teams;
-    this.access = access;
   }
 
   record NewTeam(@NotBlank @Size(max = 100) String name) {}
@@ -39,15 +37,15 @@ class TeamController {
   @PostMapping
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a team (admins)")
+  @AdminOnly
   Team create(Caller.User caller, @Valid @RequestBody NewTeam body) {
-    access.requireAdmin(caller, "team", null);
     return teams.create(body.name());
   }
 
   @GetMapping
   @Operation(summary = "List teams (admins)")
+  @AdminOnly
   TeamList list(Caller.User caller) {
-    access.requireAdmin(caller, "team", null);
     return new TeamList(teams.list());
   }
 }

@@ -2,6 +2,7 @@ package io.gshare.api.user;
 
 import io.gshare.core.user.UserRepository;
 
+import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -52,14 +53,16 @@ class UserController {
   @PostMapping
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a user (admins; only a super admin creates admins)")
+  @AdminOnly
   UserRepository.User create(Caller.User caller, @Valid @RequestBody NewUser body) {
     return users.create(caller, body.email(), body.displayName(), body.role(), body.teamId());
   }
 
   @GetMapping
   @Operation(summary = "List users (admins)")
+  @AdminOnly
   UserList list(Caller.User caller) {
-    return new UserList(users.list(caller));
+    return new UserList(users.list());
   }
 
   @GetMapping("/me")
@@ -76,6 +79,7 @@ class UserController {
 
   @PatchMapping("/{id}")
   @Operation(summary = "Change a user's role, team, name or disabled flag (admins; role changes to or from admin need a super admin)")
+  @AdminOnly
   UserRepository.User update(Caller.User caller, @PathVariable String id, @Valid @RequestBody UserChange body) {
     return users.update(caller, id, body.role(), body.teamId(), body.disabled(), body.displayName());
   }

@@ -29,7 +29,9 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureObservability(tracing = false)
 // Simulated clusters listen on 127.0.0.1; a subclass may set it back to false (its properties win).
-@org.springframework.test.context.TestPropertySource(properties = "gshare.dev.allow-loopback-kubeconfig=true")
+// The management server (health, metrics) on a random port of its own, as in production on 9090.
+@org.springframework.test.context.TestPropertySource(properties = {"gshare.dev.allow-loopback-kubeconfig=true",
+    "management.server.port=0"})
 public abstract class ApiIntegrationTest {
 
   public static final String SIM_CLUSTER_ID = "clu_sim";
@@ -40,6 +42,7 @@ public abstract class ApiIntegrationTest {
   private static Path keyDir;
 
   @LocalServerPort protected int port;
+  @org.springframework.boot.test.web.server.LocalManagementPort protected int managementPort;
   @Autowired protected JdbcClient jdbc;
   @Autowired protected UserService userService;
   @Autowired protected Tokens tokens;
@@ -136,7 +139,16 @@ public abstract class ApiIntegrationTest {
     return send("POST", path, body, token);
   }
 
+  /** A GET on the management server (health, metrics), which takes no token. */
+  protected HttpResponse<String> getManagement(String path) {
+    return send(managementPort, "GET", path, null, null);
+  }
+
   protected HttpResponse<String> send(String method, String path, String body, String token) {
+    return send(port, method, path, body, token);
+  }
+
+  private HttpResponse<String> send(int port, String method, String path, String body, String token) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     if (body != null) {

@@ -38,6 +38,12 @@ public class ClusterRepository {
         .query(ClusterRepository::map).list();
   }
 
+  /** Whether a worker of this cluster may report: it is registered and not detached (a detached cluster's token is dead). */
+  public boolean acceptsReportsFrom(String id) {
+    return jdbc.sql("select count(*) from clusters where id = :id and status <> 'detached'")
+        .param("id", id).query(Integer.class).single() > 0;
+  }
+
   public Optional<Cluster> findById(String id) {
     return jdbc.sql(SELECT + " where c.id = :id").param("id", id).param("stale", nodes.staleAfter().toSeconds())
         .query(ClusterRepository::map).optional();

@@ -18,7 +18,7 @@ public class UserRepository {
   public record ApiToken(String id, String userId, String name, Instant createdAt, Instant expiresAt, Instant revokedAt) {}
 
   /** What authentication needs about a token's holder, in one read. */
-  public record TokenHolder(String userId, String role, String teamId, boolean disabled, Instant revokedAt) {}
+  public record TokenHolder(String userId, Role role, String teamId, boolean disabled, Instant revokedAt) {}
 
   private final JdbcClient jdbc;
 
@@ -33,7 +33,7 @@ public class UserRepository {
          where t.id = :token and t.user_id = :user
         """)
         .param("token", tokenId).param("user", userId)
-        .query((rs, n) -> new TokenHolder(rs.getString("id"), rs.getString("role"), rs.getString("team_id"),
+        .query((rs, n) -> new TokenHolder(rs.getString("id"), Role.fromWire(rs.getString("role")), rs.getString("team_id"),
             rs.getBoolean("disabled"), instant(rs.getTimestamp("revoked_at"))))
         .optional();
   }

@@ -57,7 +57,7 @@ public final class SessionBench {
     HttpClient http = HttpClient.newHttpClient();
     DevRuntimeOptions options = DevRuntimeOptions.parse(new String[] {
         "--http-port", String.valueOf(freePort()), "--temporal-port", String.valueOf(freePort()),
-        "--temporal-ui-port", String.valueOf(freePort()),
+        "--temporal-ui-port", String.valueOf(freePort()), "--management-port", String.valueOf(freePort()),
         "--postgres-port", String.valueOf(freePort()), "--simulator-port", String.valueOf(freePort()),
         "--api-jar", System.getProperty("gshare.dev.api-jar", "api/target/gshare-api.jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar", "cluster-worker/target/gshare-cluster-worker.jar"),

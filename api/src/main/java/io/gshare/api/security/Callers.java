@@ -1,0 +1,82 @@
+package io.gshare.api.security;
+
+import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.user.UserRepository;
+import io.gshare.workflows.common.Ids;
+import org.springframework.core.convert.converter.Converter;
+import org.springframework.security.authentication.AbstractAuthenticationToken;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
+import org.springframework.stereotype.Component;
+
+/**
+ * Turns a verified token into its {@link Caller}, reading from Postgres what may have changed since the
+ * token was signed: a user's role, team, disabled flag and the token's revocation; whether an
+ * operator's cluster is still attached. Used by the resource server's converters and by
+ * {@code /internal/connect/verify}, which authenticates on its own.
+ */
+@Component
+public class Callers {
+
+  private static final String OPERATOR_PREFIX = "operator:";
+
+  private final Tokens tokens;
+  private final UserRepository users;
+  private final ClusterRepository clusters;
+
+  Callers(Tokens tokens, UserRepository users, ClusterRepository clusters) {
+    this.tokens = tokens;
+    this.users = users;
+    this.clusters = clusters;
+  }
+
+  /** The user behind a raw user API token, with role and team as they are now. */
+  public Caller.User user(String token) throws InvalidTokenException {
+    Tokens.Verified verified = tokens.verify(TokenKind.USER, token);
+    return user(verified.subject(), verified.tokenId());
+  }
+
+  Caller.User user(String userId, String tokenId) throws InvalidTokenException {
+    UserRepository.TokenHolder holder = users.tokenHolder(tokenId, userId)
+        .orElseThrow(() -> new InvalidTokenException("token unknown"));
+    if (holder.revokedAt() != null) {
+      throw new InvalidTokenException("token revoked");
+    }
+    if (holder.disabled()) {
+      throw new InvalidTokenException("user disabled");
+    }
+    return new Caller.User(holder.userId(), holder.role(), holder.teamId(), tokenId);
+  }
+
+  Caller.Operator operator(String subject) throws InvalidTokenException {
+    if (subject == null || !subject.startsWith(OPERATOR_PREFIX) || !Ids.isValid(subject.substring(OPERATOR_PREFIX.length()))) {
+      throw new InvalidTokenException("token subject is not operator:<clusterId>");
+    }
+    String clusterId = subject.substring(OPERATOR_PREFIX.length());
+    // A detached cluster's worker may live on (its cluster was unreachable at detach): its token is dead.
+    if (!clusters.acceptsReportsFrom(clusterId)) {
+      throw new InvalidTokenException("cluster " + clusterId + " is not registered (or was detached)");
+    }
+    return new Caller.Operator(clusterId);
+  }
+
+  Converter<Jwt, AbstractAuthenticationToken> userConverter() {
+    return jwt -> {
+      try {
+        return new CallerAuthentication(user(jwt.getSubject(), jwt.getId()), jwt);
+      } catch (InvalidTokenException e) {
+        throw new InvalidBearerTokenException(e.getMessage(), e);
+      }
+    };
+  }
+
+  Converter<Jwt, AbstractAuthenticationToken> operatorConverter() {
+    return jwt -> {
+      try {
+        return new CallerAuthentication(operator(jwt.getSubject()), jwt);
+      } catch (InvalidTokenException e) {
+        throw new InvalidBearerTokenException(e.getMessage(), e);
+      }
+    };
+  }
+}

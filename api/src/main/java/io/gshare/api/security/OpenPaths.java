@@ -1,0 +1,14 @@
+package io.gshare.api.security;
+
+/** The only paths answered without a token (see {@link WebSecurityConfig}); the seeds need each of them. */
+public final class OpenPaths {
+
+  /** Liveness probe. */
+  public static final String HEALTHZ = "/healthz";
+  /** The public keys of operator tokens, for anyone who checks one. */
+  public static final String INTERNAL_JWKS = "/.well-known/gshare-internal-jwks.json";
+  /** ingress-nginx's auth-url: it authenticates the session cookie or bearer itself and answers 2xx/401/403. */
+  public static final String CONNECT_VERIFY = "/internal/connect/verify";
+
+  private OpenPaths() {}
+}
