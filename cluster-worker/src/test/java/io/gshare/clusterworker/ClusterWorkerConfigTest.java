@@ -3,7 +3,14 @@ package io.gshare.clusterworker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class ClusterWorkerConfigTest {
@@ -26,5 +33,19 @@ class ClusterWorkerConfigTest {
         .hasMessageContaining("GSHARE_TEMPORAL_ADDRESS 'http://temporal' is not host:port");
     assertThatThrownBy(() -> ClusterWorkerConfig.fromEnvironment(Map.of()))
         .hasMessageContaining("GSHARE_CLUSTER_ID is not set");
+  }
+
+  @Test
+  void docsConfigurationListsEveryVariableTheHelpNames() throws IOException {
+    String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
+    String section = doc.substring(doc.indexOf("## The cluster-worker"));
+    Matcher variable = Pattern.compile("^\\s+(GSHARE_[A-Z_]+|KUBERNETES_\\*)", Pattern.MULTILINE)
+        .matcher(ClusterWorkerConfig.USAGE);
+    List<String> variables = new ArrayList<>();
+    while (variable.find()) {
+      variables.add(variable.group(1));
+    }
+    assertThat(variables).hasSize(7)
+        .allSatisfy(name -> assertThat(section).as("docs/configuration.md's cluster-worker table lists %s", name).contains("| `" + name + "` |"));
   }
 }

@@ -1,39 +1,59 @@
 package io.gshare.api.cluster;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
 import java.nio.file.Path;
+import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * How attach deploys a cluster's worker ({@code gshare.cluster-worker.*}).
  *
  * @param deploy {@code kubernetes} (a Deployment in the cluster) or {@code local-process} (dev runtime)
  * @param image the worker image for {@code kubernetes}
- * @param temporalAddress the Temporal frontend as the worker reaches it (from inside its cluster)
+ * @param imagePullPolicy the worker container's pull policy for {@code kubernetes}
+ * @param temporalAddress the Temporal frontend as the worker reaches it (from inside its cluster); empty means
+ *     {@code gshare.temporal.address}
  * @param controlPlaneUrl the control plane as the worker reaches it; empty in local mode means this api
  * @param inventoryIntervalSeconds how often the worker reports its inventory (15 s, as the guide says)
  * @param attachWait how long a deployed worker has to poll its queue and report its first inventory
  * @param local the local-process settings
  */
+@Validated
 @ConfigurationProperties(prefix = "gshare.cluster-worker", ignoreUnknownFields = false)
 public record ClusterWorkerProperties(
-    @DefaultValue("kubernetes") String deploy,
+    @DefaultValue("kubernetes") @NotNull Deploy deploy,
     String image,
-    @DefaultValue("IfNotPresent") String imagePullPolicy,
-    String temporalAddress,
-    String controlPlaneUrl,
-    @DefaultValue("15") int inventoryIntervalSeconds,
-    @DefaultValue("90s") java.time.Duration attachWait,
-    @DefaultValue Local local) {
+    @DefaultValue("IfNotPresent") @Pattern(regexp = "Always|IfNotPresent|Never") String imagePullPolicy,
+    @Pattern(regexp = "([^\\s:/]+:\\d{1,5})?", message = "must be host:port") String temporalAddress,
+    @Pattern(regexp = "(https?://\\S+)?", message = "must be an http(s) URL") String controlPlaneUrl,
+    @DefaultValue("15") @Positive int inventoryIntervalSeconds,
+    @DefaultValue("90s") @NotNull @DurationMin(millis = 1) Duration attachWait,
+    @DefaultValue @Valid Local local) {
+
+  /** Where attach runs a cluster's worker; bound from {@code kubernetes} or {@code local-process}. */
+  public enum Deploy {
+    /** A one-replica Deployment in the cluster, from {@code image}. */
+    KUBERNETES,
+    /** A child process of this api running {@code local.jar} (dev runtime, tests). */
+    LOCAL_PROCESS
+  }
+
+  public ClusterWorkerProperties {
+    if (deploy == Deploy.LOCAL_PROCESS && (local == null || local.jar() == null)) {
+      throw new IllegalArgumentException("gshare.cluster-worker.local.jar must name the cluster-worker jar in local-process mode");
+    }
+  }
 
   /**
    * @param jar the cluster-worker jar to run
-   * @param stateDir where each worker's mounted files (tokens) go
+   * @param stateDir where each worker's mounted files (tokens) go; empty means {@code <java.io.tmpdir>/gshare-local-workers}
    * @param logDir where worker output goes; empty inherits the api's
    */
   public record Local(Path jar, Path stateDir, Path logDir) {}
-
-  public boolean localProcess() {
-    return "local-process".equals(deploy);
-  }
 }

@@ -23,23 +23,22 @@ class ControlActivitiesConfig {
 
   @Bean(destroyMethod = "")
   WorkerDeployer workerDeployer(ClusterWorkerProperties worker, TemporalProperties temporal, Environment environment) {
-    String temporalAddress = worker.temporalAddress() == null ? temporal.address() : worker.temporalAddress();
-    if (worker.localProcess()) {
-      Path jar = worker.local().jar();
-      if (jar == null) {
-        throw new IllegalStateException("gshare.cluster-worker.local.jar must name the cluster-worker jar in local-process mode");
+    String temporalAddress = worker.temporalAddress() == null || worker.temporalAddress().isBlank() ? temporal.address()
+        : worker.temporalAddress();
+    return switch (worker.deploy()) {
+      case LOCAL_PROCESS -> {
+        Path state = worker.local().stateDir() != null ? worker.local().stateDir()
+            : Path.of(System.getProperty("java.io.tmpdir"), "gshare-local-workers");
+        yield new LocalProcessWorkerDeployer(new LocalProcessWorkerDeployer.Settings(worker.local().jar(), state,
+            worker.local().logDir(), temporalAddress, temporal.namespace(),
+            () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
+                : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
+            worker.inventoryIntervalSeconds()));
       }
-      Path state = worker.local().stateDir() != null ? worker.local().stateDir()
-          : Path.of(System.getProperty("java.io.tmpdir"), "gshare-local-workers");
-      return new LocalProcessWorkerDeployer(new LocalProcessWorkerDeployer.Settings(jar, state, worker.local().logDir(),
-          temporalAddress, temporal.namespace(),
-          () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
-              : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
+      case KUBERNETES -> new KubernetesWorkerDeployer(new WorkerObjects.Settings(
+          worker.image(), worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
           worker.inventoryIntervalSeconds()));
-    }
-    return new KubernetesWorkerDeployer(new WorkerObjects.Settings(
-        worker.image(), worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
-        worker.inventoryIntervalSeconds()));
+    };
   }
 
   /** Stops local workers with the api, so a stopped dev runtime leaves nothing running. */

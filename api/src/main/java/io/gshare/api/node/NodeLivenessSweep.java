@@ -5,7 +5,9 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -14,7 +16,7 @@ import org.springframework.stereotype.Component;
  * exactly one of them raise each alert.
  */
 @Component
-class NodeLivenessSweep {
+class NodeLivenessSweep implements SchedulingConfigurer {
 
   private static final Logger log = LoggerFactory.getLogger(NodeLivenessSweep.class);
 
@@ -30,7 +32,12 @@ class NodeLivenessSweep {
 
   record Offline(String id, String clusterId, String hostname) {}
 
-  @Scheduled(fixedDelayString = "${gshare.node.sweep-interval:30s}", initialDelayString = "${gshare.node.sweep-interval:30s}")
+  /** Every {@code gshare.node.sweep-interval}, first after one interval. */
+  @Override
+  public void configureTasks(ScheduledTaskRegistrar tasks) {
+    tasks.addFixedDelayTask(new FixedDelayTask(this::sweep, properties.sweepInterval(), properties.sweepInterval()));
+  }
+
   void sweep() {
     List<Offline> offline = jdbc.sql("""
         update nodes n set offline_alerted_at = now()

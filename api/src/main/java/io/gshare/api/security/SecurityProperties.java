@@ -1,9 +1,15 @@
 package io.gshare.api.security;
 
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * Token settings ({@code gshare.security.*}).
@@ -18,21 +24,29 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param clockSkew tolerance on {@code exp}/{@code iat} between hosts
  * @param sessionCookie the cookie that carries a user token to session URLs
  */
+@Validated
 @ConfigurationProperties(prefix = "gshare.security", ignoreUnknownFields = false)
 public record SecurityProperties(
-    @DefaultValue("gshare") String issuer,
+    @DefaultValue("gshare") @NotBlank String issuer,
     Path keyDir,
     @DefaultValue("true") boolean generateMissingKeys,
-    @DefaultValue("7d") Duration internalTokenTtl,
-    @DefaultValue("30d") Duration userTokenTtl,
-    @DefaultValue("365d") Duration maxUserTokenTtl,
-    @DefaultValue("60s") Duration clockSkew,
-    @DefaultValue("gshare_token") String sessionCookie) {
+    @DefaultValue("7d") @NotNull @DurationMin(seconds = 1) Duration internalTokenTtl,
+    @DefaultValue("30d") @NotNull @DurationMin(seconds = 1) Duration userTokenTtl,
+    @DefaultValue("365d") @NotNull @DurationMin(seconds = 1) Duration maxUserTokenTtl,
+    @DefaultValue("60s") @NotNull @DurationMin(seconds = 0) Duration clockSkew,
+    @DefaultValue("gshare_token") @Pattern(regexp = "[!#$%&'*+.^_`|~0-9A-Za-z-]+", message = "must be a cookie name")
+        String sessionCookie) {
 
   public SecurityProperties {
     if (keyDir == null) {
       throw new IllegalArgumentException(
           "gshare.security.key-dir (GSHARE_SECURITY_KEY_DIR) must name the directory of the signing keys");
     }
+  }
+
+  /** A default lifetime above the maximum would refuse every token asked for without one. */
+  @AssertTrue(message = "user-token-ttl must not exceed max-user-token-ttl")
+  boolean isUserTokenTtlWithinMax() {
+    return userTokenTtl == null || maxUserTokenTtl == null || userTokenTtl.compareTo(maxUserTokenTtl) <= 0;
   }
 }

@@ -19,26 +19,30 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
  * Creates the Temporal Schedule {@code metering-sweep} at boot, firing every minute. Creating it again
  * finds the one there (a dev server with a database file, or any production server, keeps it across
- * restarts); while Temporal is unreachable it is retried every minute until it exists.
+ * restarts); while Temporal is unreachable it is retried every {@code gshare.metering.retry-interval} until it exists.
  */
 @Component
 @ConditionalOnProperty(prefix = "gshare.metering", name = "enabled", havingValue = "true", matchIfMissing = true)
-class MeteringSchedule {
+class MeteringSchedule implements SchedulingConfigurer {
 
   private static final Logger log = LoggerFactory.getLogger(MeteringSchedule.class);
   static final Duration EVERY = Duration.ofMinutes(1);
 
   private final ScheduleClient schedules;
+  private final MeteringProperties properties;
   private volatile boolean scheduled;
 
-  MeteringSchedule(ScheduleClient schedules) {
+  MeteringSchedule(ScheduleClient schedules, MeteringProperties properties) {
     this.schedules = schedules;
+    this.properties = properties;
   }
 
   /** A listener that returns nothing: Spring would publish a returned value as an event. */
@@ -53,8 +57,14 @@ class MeteringSchedule {
     return scheduled;
   }
 
+  /** Every {@code gshare.metering.retry-interval} (a minute), first after one interval. */
+  @Override
+  public void configureTasks(ScheduledTaskRegistrar tasks) {
+    Duration every = properties.retryInterval();
+    tasks.addFixedDelayTask(new FixedDelayTask(this::retryUntilScheduled, every, every));
+  }
+
   /** Temporal may still be coming up when the api is ready: keep trying until the sweep is scheduled. */
-  @Scheduled(fixedDelayString = "${gshare.metering.retry-interval:60s}", initialDelayString = "${gshare.metering.retry-interval:60s}")
   void retryUntilScheduled() {
     if (!scheduled) {
       start();
@@ -74,7 +84,7 @@ class MeteringSchedule {
       log.info("metering sweep already scheduled (Temporal Schedule {})", MeteringWorkflow.ID);
       return true;
     } catch (RuntimeException e) {
-      log.warn("could not create the metering schedule (retried every minute): {}", e.toString());
+      log.warn("could not create the metering schedule (retried every {}): {}", properties.retryInterval(), e.toString());
       return false;
     }
   }

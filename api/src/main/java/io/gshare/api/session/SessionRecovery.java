@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import io.gshare.core.session.SessionRepository;
 import io.gshare.core.session.SessionRepository.Unfinished;
 import org.springframework.stereotype.Component;
@@ -36,7 +38,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ConditionalOnProperty(prefix = "gshare.worker", name = "enabled", havingValue = "true", matchIfMissing = true)
-public class SessionRecovery {
+public class SessionRecovery implements SchedulingConfigurer {
 
   private static final Logger log = LoggerFactory.getLogger(SessionRecovery.class);
 
@@ -46,15 +48,17 @@ public class SessionRecovery {
   private final TemporalProperties temporal;
   private final SessionService sessions;
   private final PolicyRepository policies;
+  private final SessionProperties properties;
 
   SessionRecovery(SessionRepository rows, WorkflowServiceStubs stubs, WorkflowClient client, TemporalProperties temporal,
-      SessionService sessions, PolicyRepository policies) {
+      SessionService sessions, PolicyRepository policies, SessionProperties properties) {
     this.rows = rows;
     this.stubs = stubs;
     this.client = client;
     this.temporal = temporal;
     this.sessions = sessions;
     this.policies = policies;
+    this.properties = properties;
   }
 
   /** True until one pass recovered every session it looked at (Temporal may not be up when the api is). */
@@ -65,9 +69,14 @@ public class SessionRecovery {
     recoverAll();
   }
 
-  /** Tries again, every minute, while the last pass could not reach every session's workflow. */
-  @Scheduled(fixedDelayString = "${gshare.sessions.recovery-retry-interval:60s}",
-      initialDelayString = "${gshare.sessions.recovery-retry-interval:60s}")
+  /** Every {@code gshare.sessions.recovery-retry-interval} (a minute), first after one interval. */
+  @Override
+  public void configureTasks(ScheduledTaskRegistrar tasks) {
+    Duration every = properties.recoveryRetryInterval();
+    tasks.addFixedDelayTask(new FixedDelayTask(this::retryWhileUnfinished, every, every));
+  }
+
+  /** Tries again while the last pass could not reach every session's workflow. */
   void retryWhileUnfinished() {
     if (unfinishedBusiness) {
       recoverAll();
@@ -86,7 +95,8 @@ public class SessionRecovery {
         }
       } catch (RuntimeException e) {
         failed++;
-        log.error("could not recover session {} (tried again in a minute): {}", row.id(), e.toString());
+        log.error("could not recover session {} (tried again in {}): {}", row.id(), properties.recoveryRetryInterval(),
+            e.toString());
       }
     }
     unfinishedBusiness = failed > 0;

@@ -8,6 +8,7 @@ import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.core.placement.PlacementService;
 import io.gshare.core.policy.Policy;
+import io.gshare.api.cluster.ClusterWorkerProperties;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.core.support.NewIds;
@@ -32,7 +33,6 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowUpdateException;
 import java.time.Duration;
 import java.util.Map;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -58,9 +58,7 @@ public class SessionService {
   SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
       PlacementService placement, OfferingRepository offerings,
       WorkflowClient client, Access access, TransactionTemplate transactions,
-      @Value("${gshare.sessions.auth-url:}") String authUrl,
-      @Value("${gshare.cluster-worker.control-plane-url:}") String controlPlaneUrl,
-      @Value("${gshare.sessions.checkpoint-builder-image:}") String checkpointBuilderImage) {
+      SessionProperties properties, ClusterWorkerProperties worker) {
     this.sessions = sessions;
     this.images = images;
     this.volumes = volumes;
@@ -69,9 +67,9 @@ public class SessionService {
     this.client = client;
     this.access = access;
     this.transactions = transactions;
-    this.authUrl = authUrl;
-    this.controlPlaneUrl = controlPlaneUrl;
-    this.checkpointBuilderImage = checkpointBuilderImage;
+    this.authUrl = properties.authUrl();
+    this.controlPlaneUrl = worker.controlPlaneUrl();
+    this.checkpointBuilderImage = properties.checkpointBuilderImage();
   }
 
   private final String controlPlaneUrl;

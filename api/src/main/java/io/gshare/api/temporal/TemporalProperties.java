@@ -1,8 +1,11 @@
 package io.gshare.api.temporal;
 
 import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.PositiveOrZero;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
@@ -22,6 +25,6 @@ import org.springframework.validation.annotation.Validated;
 public record TemporalProperties(
     @DefaultValue("127.0.0.1:7233") @Pattern(regexp = "[^\\s:/]+:\\d{1,5}", message = "must be host:port") String address,
     @DefaultValue("default") @NotBlank String namespace,
-    @DefaultValue("5s") Duration stickyScheduleToStart,
-    @DefaultValue("600") int workflowCacheSize,
+    @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration stickyScheduleToStart,
+    @DefaultValue("600") @PositiveOrZero int workflowCacheSize,
     @DefaultValue("") @Pattern(regexp = "(https?://[^\\s]+[^/\\s])?", message = "must be an http(s) URL without a trailing slash") String uiUrl) {}

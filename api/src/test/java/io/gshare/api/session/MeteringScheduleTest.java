@@ -21,9 +21,12 @@ import io.temporal.client.schedules.ScheduleIntervalSpec;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 
 /** The sweep is a Temporal Schedule every minute; MeteringScheduleIT sees it fire on a real server. */
 class MeteringScheduleTest {
+
+  private static final MeteringProperties EVERY_MINUTE = new MeteringProperties(true, Duration.ofMinutes(1));
 
   @Test
   void theScheduleFiresEveryMinuteOnTheControlQueueAndSkipsOverlaps() {
@@ -31,7 +34,7 @@ class MeteringScheduleTest {
     ArgumentCaptor<Schedule> created = ArgumentCaptor.forClass(Schedule.class);
     when(schedules.createSchedule(eq(MeteringWorkflow.ID), created.capture(), any())).thenReturn(null);
 
-    assertThat(new MeteringSchedule(schedules).start()).isTrue();
+    assertThat(new MeteringSchedule(schedules, EVERY_MINUTE).start()).isTrue();
 
     Schedule schedule = created.getValue();
     assertThat(schedule.getSpec().getIntervals()).containsExactly(new ScheduleIntervalSpec(Duration.ofMinutes(1)));
@@ -48,7 +51,7 @@ class MeteringScheduleTest {
     when(schedules.createSchedule(any(), any(), any())).thenThrow(new ScheduleAlreadyRunningException(
         new StatusRuntimeException(Status.ALREADY_EXISTS)));
 
-    assertThat(new MeteringSchedule(schedules).start()).isTrue();
+    assertThat(new MeteringSchedule(schedules, EVERY_MINUTE).start()).isTrue();
   }
 
   @Test
@@ -57,7 +60,7 @@ class MeteringScheduleTest {
     when(schedules.createSchedule(any(), any(), any()))
         .thenThrow(new StatusRuntimeException(Status.UNAVAILABLE))
         .thenReturn(null);
-    MeteringSchedule metering = new MeteringSchedule(schedules);
+    MeteringSchedule metering = new MeteringSchedule(schedules, EVERY_MINUTE);
 
     assertThat(metering.start()).isFalse();
     assertThat(metering.scheduled()).isFalse();
@@ -65,5 +68,19 @@ class MeteringScheduleTest {
     assertThat(metering.scheduled()).isTrue();
     metering.retryUntilScheduled();
     verify(schedules, times(2)).createSchedule(any(), any(), any());
+  }
+
+  @Test
+  void theRetryRunsEveryRetryIntervalFirstAfterOneInterval() {
+    MeteringSchedule metering = new MeteringSchedule(mock(ScheduleClient.class),
+        new MeteringProperties(true, Duration.ofSeconds(7)));
+    ScheduledTaskRegistrar tasks = new ScheduledTaskRegistrar();
+
+    metering.configureTasks(tasks);
+
+    assertThat(tasks.getFixedDelayTaskList()).singleElement().satisfies(task -> {
+      assertThat(task.getIntervalDuration()).isEqualTo(Duration.ofSeconds(7));
+      assertThat(task.getInitialDelayDuration()).isEqualTo(Duration.ofSeconds(7));
+    });
   }
 }
