@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.gshare.workflows.kube.LabelKeys;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -125,7 +126,7 @@ final class KubeletSimulator {
       return;
     }
     if (nodeName == null || nodeName.isEmpty()) {
-      String wanted = pod.getSpec().getNodeSelector() == null ? null : pod.getSpec().getNodeSelector().get(SimLabels.HOSTNAME);
+      String wanted = pod.getSpec().getNodeSelector() == null ? null : pod.getSpec().getNodeSelector().get(LabelKeys.HOSTNAME);
       if (wanted != null && nodes.containsKey(wanted) && !droppedNodes.contains(wanted)) {
         store.mergePatch(podPath, "{\"spec\":{\"nodeName\":\"" + wanted + "\"}}");
         boundAt.put(key, now);

@@ -1,16 +1,16 @@
 package io.gshare.sim;
 
-/** Label and annotation names the simulator writes, as HAMi and gShare's bootstrap write them. */
+/**
+ * Keys only the simulator uses. The keys gShare itself reads (gpu-mode, simulated, the checkpoint labels,
+ * HAMi's register annotation, ...) come from {@link io.gshare.workflows.kube.LabelKeys} and
+ * {@link io.gshare.workflows.kube.Annotations}, so the simulator writes what gShare reads.
+ */
 public final class SimLabels {
 
-  /** Marks every object the simulator made, so nobody mistakes it for real hardware. */
-  public static final String SIMULATED = "gshare.io/simulated";
-
-  public static final String GPU_ON = "gpu";
-  public static final String GPU_MODE = "gshare.io/gpu-mode";
-  public static final String HAMI_REGISTER = "hami.io/node-nvidia-register";
+  /** HAMi's heartbeat on a node; gShare does not read it. */
   public static final String HAMI_HANDSHAKE = "hami.io/node-handshake";
-  public static final String HOSTNAME = "kubernetes.io/hostname";
+  public static final String OS = "kubernetes.io/os";
+  public static final String ARCH = "kubernetes.io/arch";
 
   /** Set on a pod to have the kubelet simulator fail it instead of running it (tests only). */
   public static final String FAIL_POD = "sim.gshare.io/fail";

@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressClassBuilder;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder;
+import io.gshare.workflows.kube.Annotations;
+import io.gshare.workflows.kube.LabelKeys;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,18 +50,18 @@ public final class SimObjects {
 
   public static Node node(String clusterName, SimSeed.NodeSpec spec, int ordinal, String kubernetesVersion, Instant now) {
     Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(SimLabels.HOSTNAME, spec.name());
-    labels.put("kubernetes.io/os", "linux");
-    labels.put("kubernetes.io/arch", "amd64");
-    labels.put(SimLabels.SIMULATED, "true");
+    labels.put(LabelKeys.HOSTNAME, spec.name());
+    labels.put(SimLabels.OS, "linux");
+    labels.put(SimLabels.ARCH, "amd64");
+    labels.put(LabelKeys.SIMULATED, LabelKeys.TRUE);
     if (spec.gpuMode() != null) {
-      labels.put(SimLabels.GPU_MODE, spec.gpuMode());
+      labels.put(LabelKeys.GPU_MODE, spec.gpuMode());
     }
     if ("storage".equals(spec.gpuMode())) {
-      labels.put("gshare.io/role", "storage");
+      labels.put(LabelKeys.ROLE, LabelKeys.ROLE_STORAGE);
     }
     if (spec.hasGpus()) {
-      labels.put(SimLabels.GPU_ON, "on");
+      labels.put(LabelKeys.GPU, LabelKeys.GPU_ON);
     }
     labels.putAll(spec.labels());
 
@@ -71,7 +73,7 @@ public final class SimObjects {
     if (spec.hasGpus()) {
       SimSeed.GpuSpec gpus = spec.gpus();
       int split = gpus.splitCountFor(spec.gpuMode());
-      annotations.put(SimLabels.HAMI_REGISTER, hamiRegister(clusterName, spec.name(), gpus, split));
+      annotations.put(Annotations.HAMI_NODE_REGISTER, hamiRegister(clusterName, spec.name(), gpus, split));
       annotations.put(SimLabels.HAMI_HANDSHAKE, "Reported " + now);
       capacity.put("nvidia.com/gpu", new Quantity(String.valueOf((long) gpus.count() * split)));
       capacity.put("nvidia.com/gpumem", new Quantity(String.valueOf(gpus.count() * gpus.memoryMib())));
@@ -91,8 +93,8 @@ public final class SimObjects {
             "storage".equals(spec.gpuMode())
                 ? List.of(
                     new io.fabric8.kubernetes.api.model.TaintBuilder()
-                        .withKey("gshare.io/role")
-                        .withValue("storage")
+                        .withKey(LabelKeys.ROLE)
+                        .withValue(LabelKeys.ROLE_STORAGE)
                         .withEffect("NoSchedule")
                         .build())
                 : List.of())
@@ -175,21 +177,21 @@ public final class SimObjects {
     return new RuntimeClassBuilder()
         .withNewMetadata()
         .withName("nvidia")
-        .addToLabels(SimLabels.SIMULATED, "true")
+        .addToLabels(LabelKeys.SIMULATED, LabelKeys.TRUE)
         .endMetadata()
         .withHandler("nvidia")
         .build();
   }
 
   static DaemonSet hamiDevicePlugin() {
-    Map<String, String> selector = Map.of("app.kubernetes.io/component", "hami-device-plugin");
+    Map<String, String> selector = LabelKeys.HAMI_DEVICE_PLUGIN;
     return new DaemonSetBuilder()
         .withNewMetadata()
         .withName("hami-device-plugin")
         .withNamespace("kube-system")
         .addToLabels(selector)
-        .addToLabels("app.kubernetes.io/name", "hami")
-        .addToLabels(SimLabels.SIMULATED, "true")
+        .addToLabels(LabelKeys.NAME, "hami")
+        .addToLabels(LabelKeys.SIMULATED, LabelKeys.TRUE)
         .endMetadata()
         .withNewSpec()
         .withNewSelector()
@@ -200,7 +202,7 @@ public final class SimObjects {
         .withLabels(selector)
         .endMetadata()
         .withNewSpec()
-        .withNodeSelector(Map.of(SimLabels.GPU_ON, "on"))
+        .withNodeSelector(Map.of(LabelKeys.GPU, LabelKeys.GPU_ON))
         .addNewContainer()
         .withName("device-plugin")
         .withImage("projecthami/hami:v2.10.0")
@@ -219,8 +221,8 @@ public final class SimObjects {
     return new IngressClassBuilder()
         .withNewMetadata()
         .withName("nginx")
-        .addToLabels("app.kubernetes.io/name", "ingress-nginx")
-        .addToLabels(SimLabels.SIMULATED, "true")
+        .addToLabels(LabelKeys.NAME, "ingress-nginx")
+        .addToLabels(LabelKeys.SIMULATED, LabelKeys.TRUE)
         .endMetadata()
         .withNewSpec()
         .withController("k8s.io/ingress-nginx")
@@ -229,14 +231,13 @@ public final class SimObjects {
   }
 
   static Deployment ingressNginxController() {
-    Map<String, String> selector =
-        Map.of("app.kubernetes.io/name", "ingress-nginx", "app.kubernetes.io/component", "controller");
+    Map<String, String> selector = LabelKeys.INGRESS_NGINX_CONTROLLER;
     return new DeploymentBuilder()
         .withNewMetadata()
         .withName("ingress-nginx-controller")
         .withNamespace("ingress-nginx")
         .addToLabels(selector)
-        .addToLabels(SimLabels.SIMULATED, "true")
+        .addToLabels(LabelKeys.SIMULATED, LabelKeys.TRUE)
         .endMetadata()
         .withNewSpec()
         .withReplicas(1)

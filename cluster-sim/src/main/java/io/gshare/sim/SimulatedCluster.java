@@ -12,6 +12,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.gshare.workflows.kube.LabelKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -249,8 +250,7 @@ public final class SimulatedCluster implements AutoCloseable {
         || !"Running".equals(p.getStatus().getPhase())) {
       return java.util.Optional.empty();
     }
-    Map<String, String> labels = n.getMetadata().getLabels();
-    if (!"ready".equals(labels.get("gshare.io/criu")) || !"ready".equals(labels.get("gshare.io/cuda-checkpoint"))) {
+    if (!LabelKeys.checkpointReady(n.getMetadata().getLabels())) {
       return java.util.Optional.empty();
     }
     checkpoints.incrementAndGet();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gshare.workflows.kube.LabelKeys;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ final class TableView {
           items.stream().map(n -> row(n.getMetadata(), List.of(
               n.getMetadata().getName(), nodeStatus(n), roles(n), age(n.getMetadata().getCreationTimestamp(), now),
               n.getStatus().getNodeInfo().getKubeletVersion(),
-              n.getMetadata().getLabels().getOrDefault(SimLabels.GPU_MODE, "<none>"),
+              n.getMetadata().getLabels().getOrDefault(LabelKeys.GPU_MODE, "<none>"),
               n.getStatus().getAddresses().isEmpty() ? "<none>" : n.getStatus().getAddresses().get(0).getAddress())))
               .collect(Collectors.toList()));
     }
@@ -109,8 +110,8 @@ final class TableView {
   private static String roles(Node n) {
     List<String> roles = new ArrayList<>();
     n.getMetadata().getLabels().keySet().forEach(k -> {
-      if (k.startsWith("node-role.kubernetes.io/")) {
-        roles.add(k.substring("node-role.kubernetes.io/".length()));
+      if (k.startsWith(LabelKeys.NODE_ROLE_PREFIX)) {
+        roles.add(k.substring(LabelKeys.NODE_ROLE_PREFIX.length()));
       }
     });
     return roles.isEmpty() ? "<none>" : String.join(",", roles);

@@ -1,5 +1,13 @@
 package io.gshare.clusterworker;
 
+import static io.gshare.workflows.cluster.WorkerEnv.CLUSTER_ID;
+import static io.gshare.workflows.cluster.WorkerEnv.CONTROL_PLANE_URL;
+import static io.gshare.workflows.cluster.WorkerEnv.INVENTORY_INTERVAL;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_ADDRESS;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_NAMESPACE;
+import static io.gshare.workflows.cluster.WorkerEnv.TOKEN_FILE;
+
+import io.gshare.workflows.cluster.WorkerEnv;
 import io.gshare.workflows.common.Ids;
 import java.net.URI;
 import java.nio.file.Path;
@@ -9,7 +17,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The cluster-worker's settings, from its environment (the Deployment's env, or the dev runtime's).
+ * The cluster-worker's settings, from its environment (the Deployment's env, or the dev runtime's); the
+ * variables are named by {@link WorkerEnv}, which the deployers use too.
  * The Kubernetes connection is not here: the fabric8 client configures itself in-cluster style from
  * the service account (or from {@code KUBERNETES_MASTER} and {@code KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN}).
  *
@@ -25,59 +34,62 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
 
   public static final String DEFAULT_TOKEN_FILE = "/var/run/secrets/gshare/internal-jwt";
 
-  public static final String USAGE =
-      """
-      usage: gshare-cluster-worker (configured by environment)
-        GSHARE_CLUSTER_ID           required; the cluster id this worker serves (e.g. clu_01h...)
-        GSHARE_TEMPORAL_ADDRESS     Temporal frontend host:port (default 127.0.0.1:7233)
-        GSHARE_TEMPORAL_NAMESPACE   Temporal namespace (default "default")
-        GSHARE_CONTROL_PLANE_URL    the control plane's base URL for /internal callbacks (reporters off when unset)
-        GSHARE_TOKEN_FILE           the operator token file (default /var/run/secrets/gshare/internal-jwt)
-        GSHARE_INVENTORY_INTERVAL   seconds between inventory and session status reports (default 15)
-        KUBERNETES_*                fabric8 client settings; in a pod the service account is used""";
+  public static final String USAGE = String.join("\n",
+      "usage: gshare-cluster-worker (configured by environment)",
+      usage(CLUSTER_ID.variable(), "required; the cluster id this worker serves (e.g. clu_01h...)"),
+      usage(TEMPORAL_ADDRESS.variable(), "Temporal frontend host:port (default 127.0.0.1:7233)"),
+      usage(TEMPORAL_NAMESPACE.variable(), "Temporal namespace (default \"default\")"),
+      usage(CONTROL_PLANE_URL.variable(), "the control plane's base URL for /internal callbacks (reporters off when unset)"),
+      usage(TOKEN_FILE.variable(), "the operator token file (default " + DEFAULT_TOKEN_FILE + ")"),
+      usage(INVENTORY_INTERVAL.variable(), "seconds between inventory and session status reports (default 15)"),
+      usage("KUBERNETES_*", "fabric8 client settings; in a pod the service account is used"));
+
+  private static String usage(String variable, String meaning) {
+    return String.format("  %-28s%s", variable, meaning);
+  }
 
   /** Reads the settings, or throws with every problem listed. */
   public static ClusterWorkerConfig fromEnvironment(Map<String, String> env) {
     List<String> problems = new ArrayList<>();
-    String clusterId = env.get("GSHARE_CLUSTER_ID");
+    String clusterId = env.get(CLUSTER_ID.variable());
     if (clusterId == null || clusterId.isBlank()) {
-      problems.add("GSHARE_CLUSTER_ID is not set");
+      problems.add(CLUSTER_ID.variable() + " is not set");
     } else if (!Ids.isValid(clusterId)) {
-      problems.add("GSHARE_CLUSTER_ID '" + clusterId + "' is not a valid cluster id (lowercase letters, digits, _ and -)");
+      problems.add(CLUSTER_ID.variable() + " '" + clusterId + "' is not a valid cluster id (lowercase letters, digits, _ and -)");
     }
-    String address = env.getOrDefault("GSHARE_TEMPORAL_ADDRESS", "127.0.0.1:7233");
+    String address = env.getOrDefault(TEMPORAL_ADDRESS.variable(), "127.0.0.1:7233");
     if (!address.matches("[^\\s:/]+:\\d{1,5}")) {
-      problems.add("GSHARE_TEMPORAL_ADDRESS '" + address + "' is not host:port");
+      problems.add(TEMPORAL_ADDRESS.variable() + " '" + address + "' is not host:port");
     }
-    String namespace = env.getOrDefault("GSHARE_TEMPORAL_NAMESPACE", "default");
+    String namespace = env.getOrDefault(TEMPORAL_NAMESPACE.variable(), "default");
     URI controlPlane = null;
-    String url = env.get("GSHARE_CONTROL_PLANE_URL");
+    String url = env.get(CONTROL_PLANE_URL.variable());
     if (url != null && !url.isBlank()) {
       try {
         controlPlane = URI.create(url.endsWith("/") ? url : url + "/");
         if (!"http".equals(controlPlane.getScheme()) && !"https".equals(controlPlane.getScheme())) {
-          problems.add("GSHARE_CONTROL_PLANE_URL '" + url + "' must be an http(s) URL");
+          problems.add(CONTROL_PLANE_URL.variable() + " '" + url + "' must be an http(s) URL");
         }
       } catch (IllegalArgumentException e) {
-        problems.add("GSHARE_CONTROL_PLANE_URL '" + url + "' is not a URL");
+        problems.add(CONTROL_PLANE_URL.variable() + " '" + url + "' is not a URL");
       }
     }
     Duration interval = Duration.ofSeconds(15);
-    String seconds = env.get("GSHARE_INVENTORY_INTERVAL");
+    String seconds = env.get(INVENTORY_INTERVAL.variable());
     if (seconds != null) {
       try {
         interval = Duration.ofSeconds(Long.parseLong(seconds));
         if (interval.isNegative() || interval.isZero()) {
-          problems.add("GSHARE_INVENTORY_INTERVAL must be a positive number of seconds");
+          problems.add(INVENTORY_INTERVAL.variable() + " must be a positive number of seconds");
         }
       } catch (NumberFormatException e) {
-        problems.add("GSHARE_INVENTORY_INTERVAL '" + seconds + "' is not a number of seconds");
+        problems.add(INVENTORY_INTERVAL.variable() + " '" + seconds + "' is not a number of seconds");
       }
     }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
     return new ClusterWorkerConfig(clusterId, address, namespace, controlPlane,
-        Path.of(env.getOrDefault("GSHARE_TOKEN_FILE", DEFAULT_TOKEN_FILE)), interval);
+        Path.of(env.getOrDefault(TOKEN_FILE.variable(), DEFAULT_TOKEN_FILE)), interval);
   }
 }

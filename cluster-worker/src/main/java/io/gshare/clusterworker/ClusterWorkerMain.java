@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gshare.activities.cluster.ClusterActivitiesImpl;
 import io.gshare.activities.system.WorkerPingActivitiesImpl;
+import io.gshare.workflows.cluster.WorkerEnv;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.system.WorkerIdentity;
 import io.temporal.client.WorkflowClient;
@@ -85,7 +86,8 @@ public final class ClusterWorkerMain {
         kubernetes.getConfiguration().getMasterUrl());
     List<ReportLoop> reports = new ArrayList<>();
     if (config.controlPlaneUrl() == null) {
-      log.warn("GSHARE_CONTROL_PLANE_URL is not set: no inventory is reported, the control plane will see no nodes");
+      log.warn("{} is not set: no inventory is reported, the control plane will see no nodes",
+          WorkerEnv.CONTROL_PLANE_URL.variable());
     } else {
       ControlPlaneClient controlPlane = new ControlPlaneClient(config.controlPlaneUrl(), new TokenFile(config.tokenFile()));
       InventoryReporter inventory = new InventoryReporter(config.clusterId(), kubernetes, controlPlane);

@@ -7,6 +7,7 @@ import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.InventoryReport;
 import io.gshare.workflows.cluster.GpuDeviceInfo;
 import io.gshare.workflows.cluster.NodeInfo;
+import io.gshare.workflows.kube.LabelKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,8 +77,8 @@ final class InventoryReporter {
     Map<String, String> labels = new LinkedHashMap<>();
     if (node.getMetadata().getLabels() != null) {
       node.getMetadata().getLabels().forEach((key, value) -> {
-        if (key.equals("gpu") || key.startsWith("gshare.io/") || key.equals("kubernetes.io/hostname") || key.startsWith("node-role.kubernetes.io/")
-            || key.startsWith("nvidia.com/")) {
+        if (key.equals(LabelKeys.GPU) || key.startsWith(LabelKeys.PREFIX) || key.equals(LabelKeys.HOSTNAME)
+            || key.startsWith(LabelKeys.NODE_ROLE_PREFIX) || key.startsWith("nvidia.com/")) {
           labels.put(key, value);
         }
       });

@@ -7,6 +7,7 @@ import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.SessionStatus;
 import io.gshare.contract.internal.StatusReport;
+import io.gshare.workflows.kube.LabelKeys;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,7 +31,7 @@ final class SessionStatusReporter {
   }
 
   static StatusReport report(KubernetesClient kubernetes) {
-    return report(kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(SessionObjects.SESSION_LABEL)
+    return report(kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(LabelKeys.SESSION_ID)
         .list().getItems());
   }
 
@@ -38,7 +39,7 @@ final class SessionStatusReporter {
   static StatusReport report(List<Pod> pods) {
     List<SessionStatus> sessions = new ArrayList<>();
     for (Pod pod : pods) {
-      String sessionId = pod.getMetadata().getLabels().get(SessionObjects.SESSION_LABEL);
+      String sessionId = pod.getMetadata().getLabels().get(LabelKeys.SESSION_ID);
       var status = pod.getStatus();
       String phase = pod.getMetadata().getDeletionTimestamp() != null ? "Terminating"
           : status == null ? null : status.getPhase();

@@ -41,6 +41,21 @@ class ModuleEdgesTest {
         .check(WORKFLOW_CLASSES);
   }
 
+  /**
+   * The Kubernetes vocabulary (label keys, names) is what the simulator takes from this module, without
+   * the Temporal SDK (its pom excludes it): so the package sees the JDK alone.
+   */
+  @Test
+  void theKubernetesVocabularySeesOnlyTheJdk() {
+    classes()
+        .that()
+        .resideInAPackage("io.gshare.workflows.kube..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("java..", "io.gshare.workflows.kube..")
+        .check(WORKFLOW_CLASSES);
+  }
+
   @Test
   void workflowImplementationsAvoidClocksRandomnessAndThreads() {
     noClasses()
@@ -120,6 +135,11 @@ class ModuleEdgesTest {
     // The /internal wire records: Jackson's naming annotations and Bean Validation's, no framework.
     assertThat(dependenciesByModule.get("gshare-internal-contract"))
         .containsExactlyInAnyOrder("com.fasterxml.jackson.core:jackson-databind", "jakarta.validation:jakarta.validation-api");
+    // The simulator takes workflows for its label keys only (JDK-only, see above), and not the Temporal SDK.
+    assertThat(dependenciesByModule.get("gshare-cluster-sim")).filteredOn(d -> d.startsWith("io.gshare:"))
+        .containsExactly("io.gshare:gshare-workflows");
+    assertThat(exclusionsOf(parse(root.resolve("cluster-sim").resolve("pom.xml")), "io.gshare:gshare-workflows"))
+        .containsExactly("io.temporal:temporal-sdk");
     dependenciesByModule.forEach(
         (module, deps) ->
             assertThat(deps)
@@ -145,6 +165,22 @@ class ModuleEdgesTest {
       // Anything the module's main code can see counts as an edge.
       if (scope == null || scope.equals("compile") || scope.equals("runtime") || scope.equals("provided")) {
         result.add(directChildText(dep, "groupId") + ":" + directChildText(dep, "artifactId"));
+      }
+    }
+    return result;
+  }
+
+  private static List<String> exclusionsOf(Document pom, String dependency) {
+    List<String> result = new ArrayList<>();
+    NodeList nodes = directChild(pom.getDocumentElement(), "dependencies").getElementsByTagName("dependency");
+    for (int i = 0; i < nodes.getLength(); i++) {
+      Element dep = (Element) nodes.item(i);
+      if (dependency.equals(directChildText(dep, "groupId") + ":" + directChildText(dep, "artifactId"))) {
+        NodeList exclusions = dep.getElementsByTagName("exclusion");
+        for (int j = 0; j < exclusions.getLength(); j++) {
+          Element e = (Element) exclusions.item(j);
+          result.add(directChildText(e, "groupId") + ":" + directChildText(e, "artifactId"));
+        }
       }
     }
     return result;

@@ -7,6 +7,8 @@ import io.gshare.workflows.cluster.ClusterActivities;
 import io.gshare.workflows.cluster.ClusterDescription;
 import io.gshare.workflows.cluster.GpuDeviceInfo;
 import io.gshare.workflows.cluster.NodeInfo;
+import io.gshare.workflows.kube.Annotations;
+import io.gshare.workflows.kube.LabelKeys;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -16,12 +18,6 @@ import org.slf4j.LoggerFactory;
 public class ClusterActivitiesImpl implements ClusterActivities {
 
   private static final Logger log = LoggerFactory.getLogger(ClusterActivitiesImpl.class);
-
-  static final String SIMULATED_LABEL = "gshare.io/simulated";
-  static final String GPU_MODE_LABEL = "gshare.io/gpu-mode";
-  static final Map<String, String> HAMI_DEVICE_PLUGIN = Map.of("app.kubernetes.io/component", "hami-device-plugin");
-  static final Map<String, String> INGRESS_NGINX_CONTROLLER =
-      Map.of("app.kubernetes.io/name", "ingress-nginx", "app.kubernetes.io/component", "controller");
 
   private final KubernetesClient client;
 
@@ -36,11 +32,11 @@ public class ClusterActivitiesImpl implements ClusterActivities {
     List<NodeInfo> nodes = inventory.nodes();
     List<Node> nodeObjects = inventory.nodeObjects();
     boolean runtimeClass = client.resources(RuntimeClass.class).withName("nvidia").get() != null;
-    boolean hami = !client.apps().daemonSets().inAnyNamespace().withLabels(HAMI_DEVICE_PLUGIN).list().getItems().isEmpty();
-    boolean ingress =
-        !client.apps().deployments().inAnyNamespace().withLabels(INGRESS_NGINX_CONTROLLER).list().getItems().isEmpty();
-    boolean simulated = nodeObjects.stream()
-        .anyMatch(n -> "true".equals(labels(n).get(SIMULATED_LABEL)));
+    boolean hami =
+        !client.apps().daemonSets().inAnyNamespace().withLabels(LabelKeys.HAMI_DEVICE_PLUGIN).list().getItems().isEmpty();
+    boolean ingress = !client.apps().deployments().inAnyNamespace().withLabels(LabelKeys.INGRESS_NGINX_CONTROLLER)
+        .list().getItems().isEmpty();
+    boolean simulated = nodeObjects.stream().anyMatch(n -> LabelKeys.simulated(labels(n)));
     log.info("described cluster: {} nodes, {} GPUs, apiserver {}", nodes.size(),
         nodes.stream().mapToInt(n -> n.gpus().size()).sum(), version);
     return new ClusterDescription(version, nodes, runtimeClass, hami, ingress, simulated);
@@ -54,7 +50,7 @@ public class ClusterActivitiesImpl implements ClusterActivities {
     boolean schedulable = node.getSpec() == null || !Boolean.TRUE.equals(node.getSpec().getUnschedulable());
     List<GpuDeviceInfo> gpus;
     try {
-      gpus = HamiDeviceRegister.parse(annotations.get(HamiDeviceRegister.ANNOTATION));
+      gpus = HamiDeviceRegister.parse(annotations.get(Annotations.HAMI_NODE_REGISTER));
     } catch (IllegalArgumentException e) {
       // One node's broken annotation must not hide the rest of the cluster.
       log.warn("node {}: {}", node.getMetadata().getName(), e.getMessage());
@@ -64,9 +60,9 @@ public class ClusterActivitiesImpl implements ClusterActivities {
         node.getMetadata().getName(),
         ready,
         schedulable,
-        labels.get(GPU_MODE_LABEL),
-        "on".equals(labels.get("gpu")),
-        "ready".equals(labels.get("gshare.io/criu")) && "ready".equals(labels.get("gshare.io/cuda-checkpoint")),
+        labels.get(LabelKeys.GPU_MODE),
+        LabelKeys.GPU_ON.equals(labels.get(LabelKeys.GPU)),
+        LabelKeys.checkpointReady(labels),
         gpus);
   }
 

@@ -3,6 +3,7 @@ package io.gshare.activities.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.workflows.cluster.GpuDeviceInfo;
+import io.gshare.workflows.kube.Annotations;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +15,7 @@ import java.util.List;
  */
 public final class HamiDeviceRegister {
 
-  public static final String ANNOTATION = "hami.io/node-nvidia-register";
+  private static final String ANNOTATION = Annotations.HAMI_NODE_REGISTER;
   private static final String VENDOR_PREFIX = "NVIDIA-";
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.SessionObjects;
+import io.gshare.workflows.kube.Labels;
 import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
@@ -54,7 +55,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   @Override
   public void ensureObjects(SessionPod session) {
     apply(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-        .withName(SessionObjects.NAMESPACE).addToLabels("app.kubernetes.io/managed-by", "gshare").endMetadata().build());
+        .withName(SessionObjects.NAMESPACE).withLabels(Labels.managedByGshare().toMap()).endMetadata().build());
     if (session.volume() != null) {
       ensureClaim(session.volume());
     }

@@ -64,12 +64,10 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
         "-jar", settings.jar().toAbsolutePath().toString()));
     ProcessBuilder builder = new ProcessBuilder(command);
     Map<String, String> env = builder.environment();
-    env.put("GSHARE_CLUSTER_ID", clusterId);
-    env.put("GSHARE_TEMPORAL_ADDRESS", settings.temporalAddress());
-    env.put("GSHARE_TEMPORAL_NAMESPACE", settings.temporalNamespace());
-    env.put("GSHARE_CONTROL_PLANE_URL", settings.controlPlaneUrl().get());
-    env.put("GSHARE_TOKEN_FILE", dir.resolve(WorkerObjects.TOKEN_KEY).toString());
-    env.put("GSHARE_INVENTORY_INTERVAL", String.valueOf(settings.inventoryIntervalSeconds()));
+    WorkerObjects.environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
+            settings.controlPlaneUrl().get(), dir.resolve(WorkerObjects.TOKEN_KEY).toString(),
+            settings.inventoryIntervalSeconds())
+        .forEach((variable, value) -> env.put(variable.variable(), value));
     env.put("KUBERNETES_MASTER", cluster.getConfiguration().getMasterUrl());
     env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir.resolve("serviceaccount-token").toString());
     env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");

@@ -19,6 +19,7 @@ import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimulatedCluster;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.kube.KubeNames;
 import io.gshare.workflows.session.MeteringWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -154,7 +155,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     assertThat(pod.getSpec().getRuntimeClassName()).isEqualTo("nvidia");
     assertThat(pod.getSpec().getContainers().get(0).getResources().getLimits()).containsKeys("nvidia.com/gpumem", "nvidia.com/gpucores");
     try (KubernetesClient k8s = sim.newClient()) {
-      var ingress = k8s.network().v1().ingresses().inNamespace("gshare-sessions").withName("gshare-" + id.replace('_', '-')).get();
+      var ingress = k8s.network().v1().ingresses().inNamespace("gshare-sessions").withName(KubeNames.of("gshare", id)).get();
       assertThat(ingress.getSpec().getRules().get(0).getHost()).isEqualTo(domain);
       assertThat(ingress.getMetadata().getAnnotations().get("nginx.ingress.kubernetes.io/auth-url")).endsWith("/internal/connect/verify");
     }
@@ -249,7 +250,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     String volume = NewTestIds.next("vol");
     jdbc.sql("insert into volumes (id, owner_id, name, storage_pool_id, size_gb) values (:v, :u, :n, :p, 20)")
         .param("v", volume).param("u", user).param("n", volume.replace('_', '-')).param("p", pool).update();
-    String claim = "gshare-" + volume.replace('_', '-');
+    String claim = KubeNames.of("gshare", volume);
     String body = "{\"offering_id\":\"" + sliceOffering + "\",\"image_id\":\"" + image + "\",\"volume_id\":\"" + volume + "\"}";
 
     HttpResponse<String> created = post("/api/v1/sessions", body, token);
@@ -305,7 +306,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
 
     // As a node failure or a kubectl delete would: the pod vanishes, nobody tells gShare.
     try (KubernetesClient k8s = sim.newClient()) {
-      k8s.pods().inNamespace("gshare-sessions").withName("gshare-" + id.replace('_', '-')).delete();
+      k8s.pods().inNamespace("gshare-sessions").withName(KubeNames.of("gshare", id)).delete();
     }
 
     // The worker's next status report misses it; the workflow checks with the cluster and pauses.

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.core.support.NewIds;
 import io.gshare.contract.internal.InventoryReport;
+import io.gshare.workflows.kube.LabelKeys;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -118,7 +119,7 @@ public class InventoryWriter {
         update nodes set removed_at = now() where cluster_id = :c and removed_at is null and not (hostname = any(:h))
         """).param("c", clusterId).param("h", reported).update();
     int[] gpuCounts = applyGpus(report, nodeIds);
-    boolean simulated = report.nodes().stream().anyMatch(n -> n.labels() != null && "true".equals(n.labels().get("gshare.io/simulated")));
+    boolean simulated = report.nodes().stream().anyMatch(n -> LabelKeys.simulated(n.labels()));
     jdbc.sql("""
         update clusters set worker_last_seen_at = now(), inventory_at = now(),
                apiserver_version = coalesce(:v, apiserver_version), simulated = :sim

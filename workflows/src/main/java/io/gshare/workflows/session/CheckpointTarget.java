@@ -1,6 +1,6 @@
 package io.gshare.workflows.session;
 
-import java.util.Locale;
+import io.gshare.workflows.kube.KubeNames;
 
 /**
  * Where a lossless pause turns its checkpoint archive into an image: the cluster's registry repository
@@ -14,6 +14,6 @@ public record CheckpointTarget(String repository, String builderImage) {
 
   /** {@code <repository>/gshare-ses-k2j8:ckpt-<millis>}: one tag per pause, so a retry pushes the same one. */
   public String imageFor(String sessionId, long pausedAtMillis) {
-    return repository + "/gshare-" + sessionId.replace('_', '-').toLowerCase(Locale.ROOT) + ":ckpt-" + pausedAtMillis;
+    return repository + "/" + KubeNames.of("gshare", sessionId) + ":ckpt-" + pausedAtMillis;
   }
 }

@@ -1,5 +1,7 @@
 package io.gshare.workflows.session;
 
+import io.gshare.workflows.kube.KubeNames;
+
 /**
  * A user's volume as a session mounts it. A volume belongs to its owner, not to a cluster: the worker
  * of the cluster a session runs on claims it there (one PVC per volume and cluster, named from the
@@ -14,6 +16,6 @@ public record SessionVolume(String volumeId, String claimName, String storageCla
 
   /** {@code vol_k2j8} → {@code gshare-vol-k2j8}: the same claim name on every cluster and every attempt. */
   public static String claimNameOf(String volumeId) {
-    return "gshare-" + volumeId.replace('_', '-').toLowerCase(java.util.Locale.ROOT);
+    return KubeNames.of("gshare", volumeId);
   }
 }

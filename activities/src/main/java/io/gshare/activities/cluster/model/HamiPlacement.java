@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.gshare.workflows.kube.Annotations;
+import io.gshare.workflows.kube.LabelKeys;
 import io.gshare.workflows.session.GpuPlacement;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +19,6 @@ public final class HamiPlacement {
 
   public static final String RUNTIME_CLASS = "nvidia";
   public static final String SCHEDULER = "hami-scheduler";
-  public static final String USE_GPU_UUID = "nvidia.com/use-gpuuuid";
 
   private HamiPlacement() {}
 
@@ -37,7 +38,7 @@ public final class HamiPlacement {
 
   /** Pod annotations: HAMi may only use the chosen cards. */
   public static Map<String, String> annotations(GpuPlacement placement) {
-    return Map.of(USE_GPU_UUID, String.join(",", placement.gpuUuids()));
+    return Map.of(Annotations.HAMI_USE_GPU_UUID, String.join(",", placement.gpuUuids()));
   }
 
   /** Applies node pinning, scheduler and runtime class to a pod spec. */
@@ -45,7 +46,7 @@ public final class HamiPlacement {
     spec.setRuntimeClassName(RUNTIME_CLASS);
     spec.setSchedulerName(SCHEDULER);
     Map<String, String> selector = new LinkedHashMap<>(spec.getNodeSelector() == null ? Map.of() : spec.getNodeSelector());
-    selector.put("kubernetes.io/hostname", placement.hostname());
+    selector.put(LabelKeys.HOSTNAME, placement.hostname());
     spec.setNodeSelector(selector);
     return spec;
   }

@@ -17,6 +17,10 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
+import io.gshare.workflows.kube.Annotations;
+import io.gshare.workflows.kube.KubeNames;
+import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.kube.Labels;
 import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.SessionPod;
 import io.gshare.workflows.session.SessionVolume;
@@ -34,11 +38,6 @@ public final class SessionObjects {
 
   public static final String NAMESPACE = "gshare-sessions";
   public static final String CONTAINER = "session";
-  public static final String SESSION_LABEL = "gshare.io/session-id";
-  /** On a restored pod: the checkpoint image it runs (the session's own image is {@code gshare.io/image}). */
-  public static final String CHECKPOINT_ANNOTATION = "gshare.io/restore-from-checkpoint";
-  public static final String IMAGE_ANNOTATION = "gshare.io/image";
-  public static final String CHECKPOINT_OF_LABEL = "gshare.io/checkpoint-of";
   /** Where the kubelet writes checkpoint archives (KEP-2008). */
   public static final String KUBELET_CHECKPOINTS = "/var/lib/kubelet/checkpoints";
 
@@ -55,31 +54,19 @@ public final class SessionObjects {
       buildah push --tls-verify="$TLS_VERIFY" "$IMAGE"
       rm -f "$ARCHIVE"
       """;
-  public static final String VOLUME_LABEL = "gshare.io/volume-id";
   /** The group of Jupyter's docker-stacks user (jovyan): the volume is made writable for it. */
   static final long USERS_GROUP = 100L;
 
   private SessionObjects() {}
 
-  /** {@code ses_k2j8} → {@code gshare-ses-k2j8}: a DNS-1123 name. */
+  /** {@code ses_k2j8} → {@code gshare-ses-k2j8}: the pod, Service and Ingress of a session. */
   public static String name(String sessionId) {
-    return "gshare-" + sessionId.replace('_', '-');
+    return KubeNames.of("gshare", sessionId);
   }
 
-  public static Map<String, String> labels(SessionPod s) {
-    Map<String, String> labels = labels("session", SESSION_LABEL, s.sessionId());
-    labels.put("gshare.io/user-id", s.userId());
-    return labels;
-  }
-
-  /** gShare's own labels on one of its objects in the cluster, and the id of what it belongs to. */
-  private static Map<String, String> labels(String component, String ownerLabel, String ownerId) {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put("app.kubernetes.io/managed-by", "gshare");
-    labels.put("app.kubernetes.io/part-of", "gshare");
-    labels.put("app.kubernetes.io/component", component);
-    labels.put(ownerLabel, ownerId);
-    return labels;
+  /** The labels of a session's pod, Service and Ingress. */
+  public static Labels labels(SessionPod s) {
+    return Labels.gshare().withComponent("session").withSession(s.sessionId()).withUser(s.userId());
   }
 
   public static Pod pod(SessionPod s) {
@@ -103,8 +90,8 @@ public final class SessionObjects {
     }
     Map<String, String> annotations = new LinkedHashMap<>(HamiPlacement.annotations(s.placement()));
     if (s.checkpoint() != null) {
-      annotations.put(CHECKPOINT_ANNOTATION, s.checkpoint());
-      annotations.put(IMAGE_ANNOTATION, s.imageReference());
+      annotations.put(Annotations.RESTORE_FROM_CHECKPOINT, s.checkpoint());
+      annotations.put(Annotations.IMAGE, s.imageReference());
     }
     PodSpec spec = new PodSpec();
     spec.setContainers(List.of(container));
@@ -118,7 +105,7 @@ public final class SessionObjects {
           .withFsGroupChangePolicy("OnRootMismatch").build());
     }
     return new PodBuilder()
-        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s))
+        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s).toMap())
         .withAnnotations(annotations).endMetadata()
         .withSpec(spec)
         .build();
@@ -131,7 +118,7 @@ public final class SessionObjects {
   public static PersistentVolumeClaim claim(SessionVolume volume) {
     return new PersistentVolumeClaimBuilder()
         .withNewMetadata().withName(volume.claimName()).withNamespace(NAMESPACE)
-        .withLabels(labels("volume", VOLUME_LABEL, volume.volumeId())).endMetadata()
+        .withLabels(Labels.gshare().withComponent("volume").withVolume(volume.volumeId()).toMap()).endMetadata()
         .withNewSpec()
         .withAccessModes("ReadWriteOnce")
         .withStorageClassName(volume.storageClass())
@@ -142,7 +129,7 @@ public final class SessionObjects {
 
   /** {@code ses_k2j8} → {@code gshare-ckpt-ses-k2j8}: the builder pod of a session's checkpoint. */
   public static String builderName(String sessionId) {
-    return "gshare-ckpt-" + sessionId.replace('_', '-');
+    return KubeNames.of("gshare-ckpt", sessionId);
   }
 
   /**
@@ -169,7 +156,7 @@ public final class SessionObjects {
         .build();
     return new PodBuilder()
         .withNewMetadata().withName(builderName(c.sessionId())).withNamespace(NAMESPACE)
-        .withLabels(labels("checkpoint-image", CHECKPOINT_OF_LABEL, c.sessionId())).endMetadata()
+        .withLabels(Labels.gshare().withComponent("checkpoint-image").withCheckpointOf(c.sessionId()).toMap()).endMetadata()
         .withNewSpec()
         .withNodeName(c.hostname())
         .withRestartPolicy("Never")
@@ -184,10 +171,11 @@ public final class SessionObjects {
 
   public static Service service(SessionPod s) {
     return new ServiceBuilder()
-        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s)).endMetadata()
+        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s).toMap()).endMetadata()
         .withNewSpec()
         .withType("ClusterIP")
-        .withSelector(Map.of(SESSION_LABEL, s.sessionId()))
+        // The session id alone: the pod carries it for its whole life.
+        .withSelector(Map.of(LabelKeys.SESSION_ID, s.sessionId()))
         .addNewPort().withName("http").withPort(s.port()).withTargetPort(new IntOrString(s.port())).endPort()
         .endSpec()
         .build();
@@ -195,17 +183,17 @@ public final class SessionObjects {
 
   public static Ingress ingress(SessionPod s) {
     Map<String, String> annotations = new LinkedHashMap<>();
-    annotations.put("nginx.ingress.kubernetes.io/auth-url", s.authUrl());
-    annotations.put("nginx.ingress.kubernetes.io/auth-method", "GET");
-    annotations.put("nginx.ingress.kubernetes.io/auth-response-headers", "X-Gshare-User,X-Gshare-Session");
+    annotations.put(Annotations.NGINX_AUTH_URL, s.authUrl());
+    annotations.put(Annotations.NGINX_AUTH_METHOD, "GET");
+    annotations.put(Annotations.NGINX_AUTH_RESPONSE_HEADERS, "X-Gshare-User,X-Gshare-Session");
     // Per session AND per caller: a key without the caller would let one user's 200 open it for all.
-    annotations.put("nginx.ingress.kubernetes.io/auth-cache-key", s.sessionId() + "$cookie_gshare_token$http_authorization");
-    annotations.put("nginx.ingress.kubernetes.io/auth-cache-duration", "200 30s");
-    annotations.put("nginx.ingress.kubernetes.io/proxy-read-timeout", "3600");
-    annotations.put("nginx.ingress.kubernetes.io/proxy-send-timeout", "3600");
-    annotations.put("nginx.ingress.kubernetes.io/proxy-body-size", "512m");
+    annotations.put(Annotations.NGINX_AUTH_CACHE_KEY, s.sessionId() + "$cookie_gshare_token$http_authorization");
+    annotations.put(Annotations.NGINX_AUTH_CACHE_DURATION, "200 30s");
+    annotations.put(Annotations.NGINX_PROXY_READ_TIMEOUT, "3600");
+    annotations.put(Annotations.NGINX_PROXY_SEND_TIMEOUT, "3600");
+    annotations.put(Annotations.NGINX_PROXY_BODY_SIZE, "512m");
     return new IngressBuilder()
-        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s))
+        .withNewMetadata().withName(name(s.sessionId())).withNamespace(NAMESPACE).withLabels(labels(s).toMap())
         .withAnnotations(annotations).endMetadata()
         .withNewSpec()
         .withIngressClassName("nginx")

@@ -15,8 +15,9 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import io.gshare.workflows.cluster.WorkerEnv;
+import io.gshare.workflows.kube.Labels;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
@@ -39,32 +40,39 @@ public final class WorkerObjects {
 
   private WorkerObjects() {}
 
-  /** The stable labels of everything gShare creates for a cluster's worker. */
-  public static Map<String, String> labels(String clusterId) {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put("app.kubernetes.io/name", NAME);
-    labels.put("app.kubernetes.io/part-of", "gshare");
-    labels.put("app.kubernetes.io/managed-by", "gshare");
-    labels.put("gshare.io/cluster-id", clusterId);
-    return labels;
+  /** The labels of everything gShare creates for a cluster's worker; the Deployment selects by their selector subset. */
+  public static Labels labels(String clusterId) {
+    return Labels.gshare().withName(NAME).withCluster(clusterId);
   }
 
-  private static Map<String, String> selector() {
-    return Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "gshare");
+  /**
+   * The worker's environment, in {@link WorkerEnv} order: what the Deployment sets and the dev runtime's
+   * local process gets, so both deployers set exactly the variables the worker reads.
+   */
+  public static Map<WorkerEnv, String> environment(String clusterId, String temporalAddress, String temporalNamespace,
+      String controlPlaneUrl, String tokenFile, int inventoryIntervalSeconds) {
+    Map<WorkerEnv, String> env = new EnumMap<>(WorkerEnv.class);
+    env.put(WorkerEnv.CLUSTER_ID, clusterId);
+    env.put(WorkerEnv.TEMPORAL_ADDRESS, temporalAddress);
+    env.put(WorkerEnv.TEMPORAL_NAMESPACE, temporalNamespace);
+    env.put(WorkerEnv.CONTROL_PLANE_URL, controlPlaneUrl);
+    env.put(WorkerEnv.TOKEN_FILE, tokenFile);
+    env.put(WorkerEnv.INVENTORY_INTERVAL, String.valueOf(inventoryIntervalSeconds));
+    return env;
   }
 
   public static Namespace namespace(String clusterId) {
-    return new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).withLabels(labels(clusterId)).endMetadata().build();
+    return new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).withLabels(labels(clusterId).toMap()).endMetadata().build();
   }
 
   public static ServiceAccount serviceAccount(String clusterId) {
     return new ServiceAccountBuilder().withNewMetadata().withName(NAME).withNamespace(NAMESPACE)
-        .withLabels(labels(clusterId)).endMetadata().build();
+        .withLabels(labels(clusterId).toMap()).endMetadata().build();
   }
 
   /** What the worker does in its cluster: read the inventory, run session pods, their services, ingresses and volumes. */
   public static ClusterRole clusterRole(String clusterId) {
-    return new ClusterRoleBuilder().withNewMetadata().withName(NAME).withLabels(labels(clusterId)).endMetadata()
+    return new ClusterRoleBuilder().withNewMetadata().withName(NAME).withLabels(labels(clusterId).toMap()).endMetadata()
         .withRules(
             new PolicyRuleBuilder().withApiGroups("").withResources("nodes").withVerbs("get", "list", "watch").build(),
             new PolicyRuleBuilder().withApiGroups("").withResources("nodes/proxy").withVerbs("get", "create").build(),
@@ -81,7 +89,7 @@ public final class WorkerObjects {
   }
 
   public static ClusterRoleBinding clusterRoleBinding(String clusterId) {
-    return new ClusterRoleBindingBuilder().withNewMetadata().withName(NAME).withLabels(labels(clusterId)).endMetadata()
+    return new ClusterRoleBindingBuilder().withNewMetadata().withName(NAME).withLabels(labels(clusterId).toMap()).endMetadata()
         .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", NAME)
         .addNewSubject().withKind("ServiceAccount").withName(NAME).withNamespace(NAMESPACE).endSubject()
         .build();
@@ -89,30 +97,27 @@ public final class WorkerObjects {
 
   public static Secret tokenSecret(String clusterId, String token) {
     return new SecretBuilder().withNewMetadata().withName(TOKEN_SECRET).withNamespace(NAMESPACE)
-        .withLabels(labels(clusterId)).endMetadata()
+        .withLabels(labels(clusterId).toMap()).endMetadata()
         .withType("Opaque")
         .addToStringData(TOKEN_KEY, token)
         .build();
   }
 
   public static Deployment deployment(String clusterId, Settings settings) {
-    List<EnvVar> env = new ArrayList<>();
-    env.add(new EnvVarBuilder().withName("GSHARE_CLUSTER_ID").withValue(clusterId).build());
-    env.add(new EnvVarBuilder().withName("GSHARE_TEMPORAL_ADDRESS").withValue(settings.temporalAddress()).build());
-    env.add(new EnvVarBuilder().withName("GSHARE_TEMPORAL_NAMESPACE").withValue(settings.temporalNamespace()).build());
-    env.add(new EnvVarBuilder().withName("GSHARE_CONTROL_PLANE_URL").withValue(settings.controlPlaneUrl()).build());
-    env.add(new EnvVarBuilder().withName("GSHARE_TOKEN_FILE").withValue(TOKEN_MOUNT + "/" + TOKEN_KEY).build());
-    env.add(new EnvVarBuilder().withName("GSHARE_INVENTORY_INTERVAL")
-        .withValue(String.valueOf(settings.inventoryIntervalSeconds())).build());
+    List<EnvVar> env = environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
+        settings.controlPlaneUrl(), TOKEN_MOUNT + "/" + TOKEN_KEY, settings.inventoryIntervalSeconds())
+        .entrySet().stream()
+        .map(e -> new EnvVarBuilder().withName(e.getKey().variable()).withValue(e.getValue()).build())
+        .toList();
     return new DeploymentBuilder()
-        .withNewMetadata().withName(NAME).withNamespace(NAMESPACE).withLabels(labels(clusterId)).endMetadata()
+        .withNewMetadata().withName(NAME).withNamespace(NAMESPACE).withLabels(labels(clusterId).toMap()).endMetadata()
         .withNewSpec()
         .withReplicas(1)
-        .withNewSelector().withMatchLabels(selector()).endSelector()
+        .withNewSelector().withMatchLabels(labels(clusterId).selectorLabels().toMap()).endSelector()
         // One worker at a time: two would both report the inventory and race on the same objects.
         .withNewStrategy().withType("Recreate").endStrategy()
         .withNewTemplate()
-        .withNewMetadata().withLabels(labels(clusterId)).endMetadata()
+        .withNewMetadata().withLabels(labels(clusterId).toMap()).endMetadata()
         .withNewSpec()
         .withServiceAccountName(NAME)
         .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser(10001L).endSecurityContext()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.gshare.workflows.kube.LabelKeys;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionPod;
 import io.gshare.workflows.session.SessionVolume;
@@ -53,8 +54,8 @@ class SessionObjectsTest {
         "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1",
         "registry.example.com/tools/buildah:1"));
     assertThat(builder.getMetadata().getName()).isEqualTo("gshare-ckpt-ses-k2j8");
-    assertThat(builder.getMetadata().getLabels()).doesNotContainKey(SessionObjects.SESSION_LABEL)
-        .containsEntry(SessionObjects.CHECKPOINT_OF_LABEL, "ses_k2j8");
+    assertThat(builder.getMetadata().getLabels()).doesNotContainKey(LabelKeys.SESSION_ID)
+        .containsEntry(LabelKeys.CHECKPOINT_OF, "ses_k2j8");
     assertThat(builder.getSpec().getNodeName()).isEqualTo("gpu-1");
     assertThat(builder.getSpec().getRestartPolicy()).isEqualTo("Never");
     assertThat(builder.getSpec().getVolumes()).singleElement().satisfies(v ->
@@ -86,7 +87,7 @@ class SessionObjectsTest {
 
     assertThat(claim.getMetadata().getName()).isEqualTo(SessionVolume.claimNameOf("vol_Ab1"));
     assertThat(claim.getMetadata().getNamespace()).isEqualTo(SessionObjects.NAMESPACE);
-    assertThat(claim.getMetadata().getLabels()).containsEntry(SessionObjects.VOLUME_LABEL, "vol_Ab1");
+    assertThat(claim.getMetadata().getLabels()).containsEntry(LabelKeys.VOLUME_ID, "vol_Ab1");
     assertThat(claim.getSpec().getAccessModes()).containsExactly("ReadWriteOnce");
     assertThat(claim.getSpec().getStorageClassName()).isEqualTo("gshare-data");
     assertThat(claim.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("50Gi");

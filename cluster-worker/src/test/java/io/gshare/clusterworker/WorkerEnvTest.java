@@ -1,0 +1,58 @@
+package io.gshare.clusterworker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.workflows.cluster.WorkerEnv;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** What a deployer sets is what the worker reads: both go through {@link WorkerEnv}. */
+class WorkerEnvTest {
+
+  @Test
+  void theDeploymentSetsExactlyTheVariablesTheWorkerReads() {
+    Deployment deployment = WorkerObjects.deployment("clu_a", new WorkerObjects.Settings(
+        "registry.example.com/gshare/cluster-worker:1.0", "IfNotPresent", "temporal.example.com:7233", "gshare",
+        "https://gshare.example.com", 20));
+    Map<String, String> env = new LinkedHashMap<>();
+    for (EnvVar e : deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()) {
+      env.put(e.getName(), e.getValue());
+    }
+
+    Set<String> read = new LinkedHashSet<>();
+    ClusterWorkerConfig config = ClusterWorkerConfig.fromEnvironment(recording(env, read));
+
+    assertThat(env.keySet()).containsExactlyInAnyOrderElementsOf(read)
+        .containsExactlyInAnyOrderElementsOf(Arrays.stream(WorkerEnv.values()).map(WorkerEnv::variable).toList());
+    assertThat(config).isEqualTo(new ClusterWorkerConfig("clu_a", "temporal.example.com:7233", "gshare",
+        URI.create("https://gshare.example.com/"), Path.of(ClusterWorkerConfig.DEFAULT_TOKEN_FILE), Duration.ofSeconds(20)));
+  }
+
+  /** A map that notes every key asked for, with or without a default. */
+  private static Map<String, String> recording(Map<String, String> values, Set<String> read) {
+    return new HashMap<>(values) {
+      @Override
+      public String get(Object key) {
+        read.add((String) key);
+        return super.get(key);
+      }
+
+      @Override
+      public String getOrDefault(Object key, String fallback) {
+        read.add((String) key);
+        return super.getOrDefault(key, fallback);
+      }
+    };
+  }
+}

@@ -1,0 +1,29 @@
+package io.gshare.workflows.kube;
+
+/** Every annotation key gShare reads or writes in a cluster, defined once (see {@link LabelKeys} for why here). */
+public final class Annotations {
+
+  // gShare's own, on a restored session pod.
+  /** The checkpoint image the pod runs. */
+  public static final String RESTORE_FROM_CHECKPOINT = "gshare.io/restore-from-checkpoint";
+  /** The session's own image, which a restored pod does not run. */
+  public static final String IMAGE = "gshare.io/image";
+
+  // HAMi's.
+  /** On a node, written by HAMi's device plugin (and the simulator): its GPUs, in either of HAMi's encodings. */
+  public static final String HAMI_NODE_REGISTER = "hami.io/node-nvidia-register";
+  /** On a session pod: the only GPUs HAMi may give it. */
+  public static final String HAMI_USE_GPU_UUID = "nvidia.com/use-gpuuuid";
+
+  // ingress-nginx's, on a session's Ingress.
+  public static final String NGINX_AUTH_URL = "nginx.ingress.kubernetes.io/auth-url";
+  public static final String NGINX_AUTH_METHOD = "nginx.ingress.kubernetes.io/auth-method";
+  public static final String NGINX_AUTH_RESPONSE_HEADERS = "nginx.ingress.kubernetes.io/auth-response-headers";
+  public static final String NGINX_AUTH_CACHE_KEY = "nginx.ingress.kubernetes.io/auth-cache-key";
+  public static final String NGINX_AUTH_CACHE_DURATION = "nginx.ingress.kubernetes.io/auth-cache-duration";
+  public static final String NGINX_PROXY_READ_TIMEOUT = "nginx.ingress.kubernetes.io/proxy-read-timeout";
+  public static final String NGINX_PROXY_SEND_TIMEOUT = "nginx.ingress.kubernetes.io/proxy-send-timeout";
+  public static final String NGINX_PROXY_BODY_SIZE = "nginx.ingress.kubernetes.io/proxy-body-size";
+
+  private Annotations() {}
+}
