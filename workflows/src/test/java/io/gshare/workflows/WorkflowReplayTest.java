@@ -21,7 +21,10 @@ class WorkflowReplayTest {
 
   /** Every recorded history, with the workflow type it must be: a missing file fails the build. */
   static Stream<String> histories() {
-    return Stream.of("cluster-attach", "session-lifecycle", "session-lossless-pause");
+    // "-before-lean": recorded before the lean lifecycle (Workflow.getVersion "lean-lifecycle"), kept so
+    // that sessions started by the earlier code still replay.
+    return Stream.of("cluster-attach", "session-lifecycle", "session-lossless-pause",
+        "session-lifecycle-before-lean", "session-lossless-pause-before-lean");
   }
 
   @ParameterizedTest

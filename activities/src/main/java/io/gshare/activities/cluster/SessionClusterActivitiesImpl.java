@@ -79,6 +79,12 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     }
   }
 
+  @Override
+  public PodState startPod(SessionPod session) {
+    ensureObjects(session);
+    return awaitRunning(session.sessionId());
+  }
+
   /**
    * Waits on a watch of the pod (not a poll): it returns as soon as the pod runs and is ready, or fails
    * for good, and heartbeats between watch slices so a dead worker is noticed within the heartbeat timeout.

@@ -57,6 +57,18 @@ class SessionClusterActivitiesImplTest {
   }
 
   @Test
+  void startPodCreatesTheObjectsAndWaitsUntilRunningAndARetryFindsThem() {
+    PodState first = activities.startPod(session("ses_s", null));
+    PodState retried = activities.startPod(session("ses_s", null));
+    assertThat(first.phase()).isEqualTo("Running");
+    assertThat(retried.phase()).isEqualTo("Running");
+    assertThat(client.pods().inNamespace(SessionObjects.NAMESPACE).list().getItems()).hasSize(1);
+    assertThat(client.services().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-s").get()).isNotNull();
+    assertThat(client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-s").get())
+        .isNotNull();
+  }
+
+  @Test
   void aSessionIsCreatedOnceWatchedUntilItRunsAndDeletedWithoutItsClaim() {
     SessionVolume volume = new SessionVolume("vol_9", SessionVolume.claimNameOf("vol_9"), null, 5, SessionVolume.MOUNT_PATH);
     activities.ensureObjects(session("ses_a", volume));

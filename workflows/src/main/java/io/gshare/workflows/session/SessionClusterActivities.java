@@ -9,6 +9,7 @@ public interface SessionClusterActivities {
 
   /** Activity type names that carry options of their own in the session workflow's stub. */
   String AWAIT_RUNNING = "AwaitSessionRunning";
+  String START_POD = "StartSessionPod";
   String CHECKPOINT = "CheckpointSession";
   String BUILD_CHECKPOINT_IMAGE = "BuildCheckpointImage";
 
@@ -16,6 +17,14 @@ public interface SessionClusterActivities {
   /** Creates the pod, Service and Ingress, or finds them made by an earlier attempt. */
   @ActivityMethod(name = "EnsureSessionObjects")
   void ensureObjects(SessionPod pod);
+
+  /**
+   * {@link #ensureObjects} then {@link #awaitRunning} in one heartbeating activity: one round trip
+   * through Temporal per start instead of two (the lean lifecycle; the two remain for histories
+   * recorded before it).
+   */
+  @ActivityMethod(name = START_POD)
+  PodState startPod(SessionPod pod);
 
   /** Waits (heartbeating) until the pod runs and is ready; fails for good when it fails. */
   @ActivityMethod(name = AWAIT_RUNNING)

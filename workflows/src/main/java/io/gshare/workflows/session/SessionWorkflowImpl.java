@@ -8,6 +8,7 @@ import io.gshare.workflows.common.Progress;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -40,15 +41,21 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   /** The user is warned this long before the max runtime acts (or at half the runtime, if shorter). */
   static final Duration WARN_BEFORE = Duration.ofMinutes(10);
 
-  private final SessionControlActivities control = Workflow.newActivityStub(SessionControlActivities.class,
-      ActivityOptions.newBuilder()
-          .setTaskQueue(TaskQueues.CONTROL)
-          .setStartToCloseTimeout(Duration.ofSeconds(30))
-          // No attempt limit: these write the control plane's own database, and a session must wait out an
-          // outage there rather than fail with its billing window open and its GPUs held.
-          .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
-              .setMaximumInterval(Duration.ofSeconds(20)).build())
-          .build());
+  /**
+   * The lean lifecycle (version 1): the control plane's own writes are local activities (the control
+   * worker runs this workflow, so they need no task-queue round trip: one marker event each instead of
+   * an activity's three plus a workflow task), and the pod is created and awaited in one activity.
+   * Histories recorded before it replay on the default version.
+   */
+  static final String LEAN_LIFECYCLE = "lean-lifecycle";
+  static final int LEAN = 1;
+
+  /** Retries of the control plane's own writes: no attempt limit (see {@link #controlStub}). */
+  private static final RetryOptions CONTROL_RETRIES = RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+      .setMaximumInterval(Duration.ofSeconds(20)).build();
+
+  private SessionControlActivities control;
+  private boolean lean;
 
   private SessionClusterActivities cluster;
   private SessionSpec spec;
@@ -102,12 +109,34 @@ public class SessionWorkflowImpl implements SessionWorkflow {
         .build();
     return Workflow.newActivityStub(SessionClusterActivities.class, quick, java.util.Map.of(
         SessionClusterActivities.AWAIT_RUNNING, slow,
+        SessionClusterActivities.START_POD, slow,
         SessionClusterActivities.BUILD_CHECKPOINT_IMAGE, slow,
         SessionClusterActivities.CHECKPOINT, checkpoint));
   }
 
+  /**
+   * The control plane's activities: no attempt limit, because they write the control plane's own
+   * database and a session must wait out an outage there rather than fail with its billing window
+   * open and its GPUs held. Local in the lean lifecycle, on {@code gshare-control} before it.
+   */
+  static SessionControlActivities controlStub(boolean local) {
+    if (local) {
+      return Workflow.newLocalActivityStub(SessionControlActivities.class, LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(CONTROL_RETRIES)
+          .build());
+    }
+    return Workflow.newActivityStub(SessionControlActivities.class, ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.CONTROL)
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(CONTROL_RETRIES)
+        .build());
+  }
+
   @Override
   public SessionView run(SessionStart input) {
+    lean = Workflow.getVersion(LEAN_LIFECYCLE, Workflow.DEFAULT_VERSION, LEAN) == LEAN;
+    control = controlStub(lean);
     spec = input.spec();
     SessionSnapshot snapshot = input.snapshot();
     state = snapshot.state();
@@ -211,11 +240,19 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     SessionState previous = state;
     try {
       operation.start(CREATE_OBJECTS);
-      cluster.ensureObjects(new SessionPod(spec.sessionId(), spec.userId(), placement, spec.imageReference(),
-          spec.port(), spec.path(), spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume()));
-      operation.done(CREATE_OBJECTS, "on " + placement.hostname());
-      operation.start(WAIT_RUNNING);
-      PodState pod = cluster.awaitRunning(spec.sessionId());
+      SessionPod objects = new SessionPod(spec.sessionId(), spec.userId(), placement, spec.imageReference(),
+          spec.port(), spec.path(), spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume());
+      PodState pod;
+      if (lean) {
+        operation.start(WAIT_RUNNING);
+        pod = cluster.startPod(objects);
+        operation.done(CREATE_OBJECTS, "on " + placement.hostname());
+      } else {
+        cluster.ensureObjects(objects);
+        operation.done(CREATE_OBJECTS, "on " + placement.hostname());
+        operation.start(WAIT_RUNNING);
+        pod = cluster.awaitRunning(spec.sessionId());
+      }
       operation.done(WAIT_RUNNING, SessionTexts.running(pod));
       operation.start(OPEN_BILLING);
       url = "https://" + spec.sessionDomain() + "/s/" + spec.sessionId() + "/";
