@@ -3,7 +3,9 @@ package io.gshare.core.placement;
 import io.gshare.core.support.NewIds;
 import io.gshare.workflows.session.GpuPlacement;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -22,8 +24,25 @@ public class AllocationRepository {
     this.jdbc = jdbc;
   }
 
-  /** Ready, schedulable, healthy GPUs of the model and mode on connected clusters that serve session URLs. */
-  public List<GpuCandidate> candidates(String gpuModel, String mode, Duration staleAfter) {
+  /** What makes a GPU a candidate: the model and mode, ready and schedulable, on a connected cluster that serves URLs. */
+  private static final String CANDIDATE = """
+         g.model = :model and g.healthy and not g.cordoned
+           and n.gpu_mode = :mode and n.removed_at is null and n.schedulable and n.liveness = 'ready'
+           and c.status = 'connected' and c.inventory_at > now() - make_interval(secs => :stale)
+           -- a cluster without a session domain cannot serve a session URL
+           and c.session_domain is not null
+           and (cast(:cluster as text) is null or n.cluster_id = :cluster)
+      """;
+
+  /**
+   * Ready, schedulable, healthy GPUs of the model and mode on connected clusters that serve session URLs,
+   * with what is allocated on them.
+   *
+   * @param clusterId only this cluster; null: any
+   * @param only only these GPUs (those this transaction locked); null: all
+   */
+  public List<GpuCandidate> candidates(String gpuModel, String mode, Duration staleAfter, String clusterId,
+      Collection<String> only) {
     return jdbc.sql("""
         select g.uuid, g.device_index, n.id as node_id, n.hostname, n.cluster_id, n.pool_id, n.lossless_pause,
                g.memory_mib, g.cores_percent, g.split_count,
@@ -33,16 +52,13 @@ public class AllocationRepository {
           join nodes n on n.id = g.node_id
           join clusters c on c.id = n.cluster_id
           left join allocations a on a.gpu_uuid = g.uuid and a.released_at is null
-         where g.model = :model and g.healthy and not g.cordoned
-           and n.gpu_mode = :mode and n.removed_at is null and n.schedulable and n.liveness = 'ready'
-           and c.status = 'connected' and c.inventory_at > now() - make_interval(secs => :stale)
-           -- a cluster without a session domain cannot serve a session URL
-           and c.session_domain is not null
+         where""" + CANDIDATE + (only == null ? "" : " and g.uuid = any(:only)") + """
          group by g.uuid, g.device_index, n.id, n.hostname, n.cluster_id, n.pool_id, n.lossless_pause, g.memory_mib, g.cores_percent,
                   g.split_count
          order by n.cluster_id, n.hostname, g.device_index
         """)
-        .param("model", gpuModel).param("mode", mode).param("stale", staleAfter.toSeconds())
+        .param("model", gpuModel).param("mode", mode).param("stale", staleAfter.toSeconds()).param("cluster", clusterId)
+        .params(only == null ? Map.of() : Map.of("only", only.toArray(String[]::new)))
         .query((rs, n) -> new GpuCandidate(rs.getString("uuid"), rs.getInt("device_index"), rs.getString("node_id"),
             rs.getString("hostname"), rs.getString("cluster_id"), rs.getString("pool_id"), rs.getBoolean("lossless_pause"),
             rs.getLong("memory_mib"),
@@ -51,10 +67,25 @@ public class AllocationRepository {
         .list();
   }
 
-  /** Serializes placements of one GPU model until the transaction ends; other models do not wait. */
-  public void lockModel(String gpuModel) {
-    jdbc.sql("select pg_advisory_xact_lock(hashtext(:key))").param("key", "gshare-placement:" + gpuModel)
-        .query((rs, n) -> 1).list();
+  /**
+   * Locks the candidate GPUs' rows until the transaction ends, in uuid order, and returns them. With
+   * {@code skipLocked}, GPUs another placement holds right now are left out instead of waited for, so
+   * placements of one model run side by side on different cards; without it, this waits for all of them
+   * (the same order everywhere, so two waiting placements cannot deadlock). The allocations trigger
+   * locks the same rows, so what a placement read under these locks stays true until it commits.
+   */
+  public List<String> lockCandidates(String gpuModel, String mode, Duration staleAfter, String clusterId,
+      boolean skipLocked) {
+    return jdbc.sql("""
+        select g.uuid
+          from gpu_devices g
+          join nodes n on n.id = g.node_id
+          join clusters c on c.id = n.cluster_id
+         where""" + CANDIDATE + """
+         order by g.uuid
+           for update of g""" + (skipLocked ? " skip locked" : ""))
+        .param("model", gpuModel).param("mode", mode).param("stale", staleAfter.toSeconds()).param("cluster", clusterId)
+        .query(String.class).list();
   }
 
   /** One row per GPU of the placement. */

@@ -18,8 +18,10 @@ import org.springframework.transaction.annotation.Transactional;
  * Admission and placement, decided by the control plane in one Postgres transaction: the offering,
  * the user's policy and credits ({@link Admission}), then GPUs in the user's team pool (then the shared pool when the
  * policy allows) that fit the offering's model, mode and slice, on ready schedulable nodes of
- * connected clusters. Allocations are serialized per GPU model by an advisory lock, and the
- * allocations table's trigger refuses any GPU, slice memory or slice cores beyond capacity.
+ * connected clusters. A placement locks the candidate GPU rows that no other placement holds
+ * ({@code FOR UPDATE SKIP LOCKED}) and chooses among them, so placements of one model run side by side
+ * on different cards; only when none of those fits does it wait for the rest. The allocations table's
+ * trigger (which locks the same rows) refuses any GPU, slice memory or slice cores beyond capacity.
  *
  * <p>Choice ({@link PlacementStrategy}, no I/O): {@code binpack} fills the busiest fitting GPU (slices) or node (whole GPUs) first, keeping
  * whole GPUs and nodes free for large requests; {@code spread} does the opposite.
@@ -95,30 +97,31 @@ public class PlacementService {
       tiers.add(null); // null: the shared pool (nodes in no pool)
     }
 
-    if (write) {
-      allocations.lockModel(offering.gpuModel());
-    }
     Set<String> mountable = request.sessionId() == null ? null : allocations.clustersMountingVolumeOf(request.sessionId());
     Packing packing = Packing.fromWire(policy.placement());
-    List<GpuCandidate> all = allocations.candidates(offering.gpuModel(), offering.mode(), liveness.staleAfter()).stream()
-        .filter(c -> request.clusterId() == null || request.clusterId().equals(c.clusterId()))
-        .filter(c -> mountable == null || mountable.contains(c.clusterId()))
-        .toList();
-    boolean anyHardware = false;
-    for (List<String> tier : tiers) {
-      List<GpuCandidate> inTier = all.stream()
-          .filter(c -> tier == null ? c.poolId() == null : c.poolId() != null && tier.contains(c.poolId()))
-          .toList();
-      anyHardware |= !inTier.isEmpty();
-      GpuPlacement chosen = PlacementStrategy.choose(inTier, offering, packing).orElse(null);
-      if (chosen != null) {
-        if (write) {
-          allocations.insert(request.sessionId(), chosen);
-        }
-        return new Decision(chosen, offering.pricePerHour(), policy);
+    Choice choice;
+    if (write) {
+      // Lock the candidates nobody else is placing on and choose among them; only when none of those fits,
+      // wait for the rest (capacity is tight, or every card was busy being placed on).
+      List<String> free = allocations.lockCandidates(offering.gpuModel(), offering.mode(), liveness.staleAfter(),
+          request.clusterId(), true);
+      choice = choose(candidates(offering, request, mountable, free), tiers, offering, packing);
+      // A fit in a later tier (the shared pool after the team's) may only be taken knowing the earlier
+      // tier's skipped cards are full: decide that on the waiting path.
+      if (choice.placement() == null || choice.tier() > 0) {
+        allocations.lockCandidates(offering.gpuModel(), offering.mode(), liveness.staleAfter(), request.clusterId(), false);
+        choice = choose(candidates(offering, request, mountable, null), tiers, offering, packing);
       }
+    } else {
+      choice = choose(candidates(offering, request, mountable, null), tiers, offering, packing);
     }
-    if (!anyHardware) {
+    if (choice.placement() != null) {
+      if (write) {
+        allocations.insert(request.sessionId(), choice.placement());
+      }
+      return new Decision(choice.placement(), offering.pricePerHour(), policy);
+    }
+    if (!choice.anyHardware()) {
       throw new GshareException(ProblemCode.UNSERVICEABLE, "no " + offering.gpuModel() + " " + offering.mode()
           + " node is ready, on a cluster with a session_domain" + where(request, mountable) + ", in "
           + (teamPools.isEmpty() ? "the shared pool" : shared ? "your team's pool or the shared pool"
@@ -128,6 +131,35 @@ public class PlacementService {
         + where(request, mountable) + " is busy"
         + (teamPools.isEmpty() || shared ? "" : "; your policy keeps you to your team's pool")
         + ": try again when a session ends");
+  }
+
+  /** The chosen GPUs (or null) and the tier they are in; whether any hardware of the kind was there at all. */
+  private record Choice(GpuPlacement placement, int tier, boolean anyHardware) {}
+
+  private List<GpuCandidate> candidates(OfferingRepository.Offering offering, Request request, Set<String> mountable,
+      List<String> only) {
+    return allocations.candidates(offering.gpuModel(), offering.mode(), liveness.staleAfter(), request.clusterId(), only)
+        .stream()
+        .filter(c -> mountable == null || mountable.contains(c.clusterId()))
+        .toList();
+  }
+
+  /** Tiers in order (the team's pools, then the shared pool): the first that has a fit wins. */
+  private static Choice choose(List<GpuCandidate> all, List<List<String>> tiers, OfferingRepository.Offering offering,
+      Packing packing) {
+    boolean anyHardware = false;
+    for (int i = 0; i < tiers.size(); i++) {
+      List<String> tier = tiers.get(i);
+      List<GpuCandidate> inTier = all.stream()
+          .filter(c -> tier == null ? c.poolId() == null : c.poolId() != null && tier.contains(c.poolId()))
+          .toList();
+      anyHardware |= !inTier.isEmpty();
+      GpuPlacement chosen = PlacementStrategy.choose(inTier, offering, packing).orElse(null);
+      if (chosen != null) {
+        return new Choice(chosen, i, true);
+      }
+    }
+    return new Choice(null, -1, anyHardware);
   }
 
   private static String where(Request request, Set<String> mountable) {
