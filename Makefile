@@ -34,7 +34,7 @@ bench-allocation: tools ## benchmark: 32 concurrent clients placing GPU slices (
 	$(MVN) -q -DskipTests install
 	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.AllocationBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
-bench-sessions: tools build ## benchmark: concurrent session lifecycles on the dev runtime (prints latencies, lifecycles/s, history events, overhead)
+bench-sessions: tools build ## benchmark: a ramp of users (BENCH_ARGS="8,32,64,128 2") running session lifecycles on the dev runtime (lifecycles/s, p50/p99 per command, CPU per lifecycle per process, the raw minimum)
 	$(MVN) -q -pl dev-runtime test-compile exec:java -Dexec.mainClass=io.gshare.dev.bench.SessionBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
 clean: ## remove build output and downloaded tools
