@@ -62,7 +62,8 @@ class SessionController {
   @Operation(summary = "Start a session: admitted and placed now (409 unserviceable / insufficient_capacity / quota_exceeded, 402 insufficient_credits), created by its workflow")
   SessionDetail create(Caller.User caller, @Valid @RequestBody NewSession body) {
     String id = service.create(caller, body.offeringId(), body.imageId(), body.volumeId(), body.name());
-    return detail(caller, id);
+    // The workflow has only just started: its steps are followed with GET, not waited for here.
+    return detail(caller, id, false);
   }
 
   @GetMapping("/api/v1/sessions")
@@ -112,13 +113,18 @@ class SessionController {
   }
 
   private SessionDetail detail(Caller.User caller, String id) {
+    return detail(caller, id, true);
+  }
+
+  /** The row, its GPUs and cost; with {@code live}, what its workflow says now (steps, warning). */
+  private SessionDetail detail(Caller.User caller, String id, boolean live) {
     SessionRepository.Session session = sessions.findById(id).orElseThrow(() -> GshareException.notFound("session", id));
     access.requireOwnerOrAdmin(caller, "session", id, session.userId());
     List<SessionRepository.HeldGpu> gpus = sessions.heldGpusOf(id);
     BigDecimal cost = sessions.costSoFar(id);
     String warning = null;
     OperationProgress operation = null;
-    if (!SessionState.fromWire(session.state()).ended()) {
+    if (live && !SessionState.fromWire(session.state()).ended()) {
       try {
         SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(id));
         operation = workflow.progress();

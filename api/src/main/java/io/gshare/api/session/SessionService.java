@@ -186,6 +186,9 @@ public class SessionService {
         .setWorkflowId(WorkflowIds.session(start.spec().sessionId()))
         .setTaskQueue(TaskQueues.CONTROL)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+        // Eager start: the server hands the first workflow task back in the start response to this
+        // process's control worker (when it runs here), saving a poll round trip before the pod is made.
+        .setDisableEagerExecution(false)
         .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
             .set(SearchAttributes.SESSION_ID, start.spec().sessionId())
             .set(SearchAttributes.USER_ID, start.spec().userId())
