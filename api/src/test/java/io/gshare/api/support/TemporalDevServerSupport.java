@@ -24,7 +24,11 @@ public final class TemporalDevServerSupport {
 
   public static synchronized String address() {
     if (server == null) {
-      Path cli = Path.of(System.getProperty("gshare.temporal.cli", "../.tools/bin/temporal")).toAbsolutePath().normalize();
+      // From the api module (failsafe) the CLI is one level up; from the repository root (make bench-*) it is here.
+      String named = System.getProperty("gshare.temporal.cli");
+      Path cli = (named != null ? Path.of(named)
+          : Files.isExecutable(Path.of("../.tools/bin/temporal")) ? Path.of("../.tools/bin/temporal")
+          : Path.of(".tools/bin/temporal")).toAbsolutePath().normalize();
       if (!Files.isExecutable(cli)) {
         throw new IllegalStateException("the Temporal CLI is not at " + cli + ": run make tools (hack/tools.sh) first");
       }
