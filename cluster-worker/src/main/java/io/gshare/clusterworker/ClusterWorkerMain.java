@@ -44,12 +44,29 @@ public final class ClusterWorkerMain {
       return;
     }
     Running running = start(config);
+    exitWithParent(System.getProperty(PARENT_PID_PROPERTY));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       running.close();
       stopped.countDown();
     }, "gshare-cluster-worker-shutdown"));
     stopped.await();
+  }
+
+  /**
+   * Set by the dev runtime's local-process deployer: a worker whose api is gone (killed, or a test JVM
+   * that ended) exits too, instead of living on as an orphan polling a dead Temporal. A Deployment's pod
+   * never has it.
+   */
+  public static final String PARENT_PID_PROPERTY = "gshare.cluster-worker.parent-pid";
+
+  static void exitWithParent(String parentPid) {
+    if (parentPid == null || parentPid.isBlank()) {
+      return;
+    }
+    ProcessHandle.of(Long.parseLong(parentPid.trim())).ifPresentOrElse(
+        parent -> parent.onExit().thenRun(() -> System.exit(0)),
+        () -> System.exit(0));
   }
 
   /** A started worker and what it holds open. */

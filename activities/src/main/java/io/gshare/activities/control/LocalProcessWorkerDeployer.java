@@ -60,7 +60,9 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     if (current != null && current.isAlive()) {
       return "local process " + current.pid() + " (already running)";
     }
+    // The worker exits with this process (cluster-worker's ClusterWorkerMain.PARENT_PID_PROPERTY): no orphans.
     List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx384m", "-XX:TieredStopAtLevel=1",
+        "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid(),
         "-jar", settings.jar().toAbsolutePath().toString()));
     ProcessBuilder builder = new ProcessBuilder(command);
     Map<String, String> env = builder.environment();

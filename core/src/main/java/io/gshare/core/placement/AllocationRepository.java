@@ -88,6 +88,26 @@ public class AllocationRepository {
         .query(String.class).list();
   }
 
+  /** Locks those of {@code uuids} that no other transaction holds, without waiting; returns the ones locked. */
+  public List<String> tryLock(Collection<String> uuids) {
+    return jdbc.sql("select uuid from gpu_devices where uuid = any(:u) order by uuid for update skip locked")
+        .param("u", uuids.toArray(String[]::new)).query(String.class).list();
+  }
+
+  /**
+   * Marks where a placement's optimistic attempt begins: rolling back to it releases the row locks that
+   * attempt took, so a placement that then waits for every candidate holds none that another waiter
+   * needs (waiting while holding an out-of-order lock is how two placements deadlock).
+   */
+  public void beginAttempt() {
+    jdbc.sql("savepoint placement_attempt").update();
+  }
+
+  /** Gives up the optimistic attempt and its locks; the transaction's earlier work stays. */
+  public void abandonAttempt() {
+    jdbc.sql("rollback to savepoint placement_attempt").update();
+  }
+
   /** One row per GPU of the placement. */
   public void insert(String sessionId, GpuPlacement placement) {
     for (String uuid : placement.gpuUuids()) {

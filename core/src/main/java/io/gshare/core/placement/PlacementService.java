@@ -101,14 +101,11 @@ public class PlacementService {
     Packing packing = Packing.fromWire(policy.placement());
     Choice choice;
     if (write) {
-      // Lock the candidates nobody else is placing on and choose among them; only when none of those fits,
-      // wait for the rest (capacity is tight, or every card was busy being placed on).
-      List<String> free = allocations.lockCandidates(offering.gpuModel(), offering.mode(), liveness.staleAfter(),
-          request.clusterId(), true);
-      choice = choose(candidates(offering, request, mountable, free), tiers, offering, packing);
-      // A fit in a later tier (the shared pool after the team's) may only be taken knowing the earlier
-      // tier's skipped cards are full: decide that on the waiting path.
-      if (choice.placement() == null || choice.tier() > 0) {
+      choice = optimistic(offering, request, mountable, tiers, packing);
+      if (choice == null) {
+        // Capacity is tight or every fitting card was taken meanwhile: wait for all candidates (in one
+        // order everywhere, holding none of the attempt's locks) and decide on what is committed.
+        allocations.abandonAttempt();
         allocations.lockCandidates(offering.gpuModel(), offering.mode(), liveness.staleAfter(), request.clusterId(), false);
         choice = choose(candidates(offering, request, mountable, null), tiers, offering, packing);
       }
@@ -131,6 +128,44 @@ public class PlacementService {
         + where(request, mountable) + " is busy"
         + (teamPools.isEmpty() || shared ? "" : "; your policy keeps you to your team's pool")
         + ": try again when a session ends");
+  }
+
+  /** Tries before waiting: a placement of one model must not queue behind another on a different card. */
+  private static final int OPTIMISTIC_TRIES = 8;
+
+  /**
+   * Chooses on what is committed now, then locks only the chosen cards (skipping any another placement
+   * holds) and checks, on a read taken after the lock, that they still fit. A choice without placement
+   * when nothing fits at all; null when it could not settle that way (the fit is in a later tier, or the
+   * cards it chose were taken meanwhile, {@value #OPTIMISTIC_TRIES} times).
+   */
+  private Choice optimistic(OfferingRepository.Offering offering, Request request, Set<String> mountable,
+      List<List<String>> tiers, Packing packing) {
+    allocations.beginAttempt();
+    // One read of what is committed; each try locks only its choice and re-reads just those cards.
+    List<GpuCandidate> open = new ArrayList<>(candidates(offering, request, mountable, null));
+    for (int attempt = 0; attempt < OPTIMISTIC_TRIES; attempt++) {
+      Choice choice = choose(open, tiers, offering, packing);
+      if (choice.placement() == null && attempt == 0) {
+        // Nothing fits even on what is committed (allocations still in flight only take more): refuse
+        // without waiting for anyone.
+        return choice;
+      }
+      if (choice.placement() == null || choice.tier() > 0) {
+        return null;
+      }
+      List<String> wanted = choice.placement().gpuUuids();
+      if (allocations.tryLock(wanted).size() == wanted.size()) {
+        List<GpuCandidate> now = candidates(offering, request, mountable, wanted);
+        GpuPlacement fits = PlacementStrategy.choose(now, offering, packing).orElse(null);
+        if (fits != null && fits.gpuUuids().containsAll(wanted)) {
+          return new Choice(fits, choice.tier(), true);
+        }
+      }
+      // Taken by another placement, or fuller than the first read said: choose among the others.
+      open.removeIf(c -> wanted.contains(c.uuid()));
+    }
+    return null;
   }
 
   /** The chosen GPUs (or null) and the tier they are in; whether any hardware of the kind was there at all. */
