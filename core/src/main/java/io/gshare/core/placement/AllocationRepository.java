@@ -95,6 +95,17 @@ public class AllocationRepository {
   }
 
   /**
+   * Locks the first of {@code ranked} that no other transaction holds, in that order, without waiting:
+   * racing slice placements each get a different card in one statement. Empty when all are held.
+   */
+  public java.util.Optional<String> tryLockFirst(List<String> ranked) {
+    return jdbc.sql("""
+        select uuid from gpu_devices where uuid = any(:u)
+         order by array_position(cast(:u as text[]), uuid::text) limit 1 for update skip locked
+        """).param("u", ranked.toArray(String[]::new)).query(String.class).optional();
+  }
+
+  /**
    * Marks where a placement's optimistic attempt begins: rolling back to it releases the row locks that
    * attempt took, so a placement that then waits for every candidate holds none that another waiter
    * needs (waiting while holding an out-of-order lock is how two placements deadlock).

@@ -154,6 +154,9 @@ public class PlacementService {
       if (choice.placement() == null || choice.tier() > 0) {
         return null;
       }
+      if (!"exclusive".equals(offering.mode())) {
+        return slice(open, tiers.get(choice.tier()), offering, request, mountable, packing, choice.tier());
+      }
       List<String> wanted = choice.placement().gpuUuids();
       if (allocations.tryLock(wanted).size() == wanted.size()) {
         List<GpuCandidate> now = candidates(offering, request, mountable, wanted);
@@ -166,6 +169,24 @@ public class PlacementService {
       open.removeIf(c -> wanted.contains(c.uuid()));
     }
     return null;
+  }
+
+  /**
+   * A slice: lock the best-ranked card of the tier that no one else holds (one statement), then check on
+   * a read after the lock that the slice still fits there; null (wait for all) when it does not.
+   */
+  private Choice slice(List<GpuCandidate> open, List<String> tier, OfferingRepository.Offering offering,
+      Request request, Set<String> mountable, Packing packing, int tierIndex) {
+    List<GpuCandidate> inTier = open.stream()
+        .filter(c -> tier == null ? c.poolId() == null : c.poolId() != null && tier.contains(c.poolId())).toList();
+    List<String> ranked = PlacementStrategy.rankSlices(inTier, offering, packing).stream().map(GpuCandidate::uuid).toList();
+    String locked = allocations.tryLockFirst(ranked).orElse(null);
+    if (locked == null) {
+      return null;
+    }
+    List<GpuCandidate> now = candidates(offering, request, mountable, List.of(locked));
+    return now.size() == 1 && now.get(0).fitsSlice(offering.gpumemMib(), offering.gpucoresPercent())
+        ? new Choice(PlacementStrategy.slice(now.get(0), offering), tierIndex, true) : null;
   }
 
   /** The chosen GPUs (or null) and the tier they are in; whether any hardware of the kind was there at all. */
