@@ -1,6 +1,6 @@
 package io.gshare.api.error;
 
-import io.gshare.api.audit.AuditLog;
+import io.gshare.core.audit.AuditLog;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.Authentication;

@@ -1,6 +1,6 @@
 package io.gshare.api.internalplane;
 
-import io.gshare.api.audit.AuditLog;
+import io.gshare.core.audit.AuditLog;
 import io.gshare.core.session.SessionRepository;
 import io.gshare.api.security.Callers;
 import io.gshare.api.security.OpenPaths;

@@ -1,6 +1,6 @@
 package io.gshare.api.security;
 
-import io.gshare.api.audit.AuditLog;
+import io.gshare.core.audit.AuditLog;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.gshare.api.security;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.api.audit.AuditLog;
+import io.gshare.core.audit.AuditLog;
 import io.gshare.api.error.ProblemDetailsAdvice;
 import io.gshare.core.error.ProblemCode;
 import jakarta.servlet.http.HttpServletRequest;

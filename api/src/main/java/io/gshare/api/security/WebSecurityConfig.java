@@ -1,6 +1,6 @@
 package io.gshare.api.security;
 
-import io.gshare.api.audit.AuditLog;
+import io.gshare.core.audit.AuditLog;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;

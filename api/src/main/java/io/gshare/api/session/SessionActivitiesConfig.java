@@ -4,24 +4,17 @@ import io.gshare.activities.control.MeteringActivitiesImpl;
 import io.gshare.activities.control.SessionControlActivitiesImpl;
 import io.gshare.api.temporal.ControlWorker;
 import io.gshare.core.credit.BillingWindows;
-import io.gshare.core.credit.CreditLedger;
 import io.gshare.core.placement.PlacementService;
 import io.gshare.core.session.SessionRepository;
 import java.time.Clock;
 import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** The session and metering activities, on the same domain services as the HTTP layer. */
 @Configuration(proxyBeanMethods = false)
 class SessionActivitiesConfig {
-
-  @Bean
-  BillingWindows billingWindows(JdbcClient jdbc, CreditLedger ledger, TransactionTemplate transactions) {
-    return new BillingWindows(jdbc, ledger, Clock.systemUTC(), transactions);
-  }
 
   @Bean
   ControlWorker.ControlActivities sessionControlActivities(SessionRepository sessions,

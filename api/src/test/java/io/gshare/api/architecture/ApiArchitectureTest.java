@@ -7,21 +7,41 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcOperations;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Controllers speak HTTP and hand the rest to services and the domain (core): no SQL in a controller. */
+/**
+ * Controllers speak HTTP and hand the rest to services and the domain (core): no SQL in a controller,
+ * and none anywhere else in the api either, since the SQL's one home is core's repositories.
+ */
 class ApiArchitectureTest {
 
   private static final JavaClasses API = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
       .importPackages("io.gshare.api");
 
+  private static final Class<?>[] JDBC = {JdbcClient.class, JdbcTemplate.class, JdbcOperations.class,
+      NamedParameterJdbcTemplate.class, NamedParameterJdbcOperations.class};
+
   @Test
   void noControllerTouchesJdbc() {
     assertThat(API.stream().filter(c -> c.isAnnotatedWith(RestController.class))).hasSizeGreaterThan(10);
     noClasses().that().areAnnotatedWith(RestController.class)
-        .should().dependOnClassesThat().belongToAnyOf(JdbcClient.class, org.springframework.jdbc.core.JdbcTemplate.class)
+        .should().dependOnClassesThat().belongToAnyOf(JDBC)
+        .check(API);
+  }
+
+  /** No exceptions: the audit log, the /internal reports, the liveness sweep and billing windows are core's. */
+  @Test
+  void noApiClassTouchesJdbc() {
+    assertThat(API).hasSizeGreaterThan(100);
+    noClasses().that().resideInAPackage("io.gshare.api..")
+        .should().dependOnClassesThat().belongToAnyOf(JDBC)
+        .because("SQL lives in core's repositories")
         .check(API);
   }
 }

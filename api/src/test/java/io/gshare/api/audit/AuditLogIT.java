@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.core.audit.AuditLog;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
-/** Reads of the audit log (its writes are the api's AuditLog, which deduplicates them). */
+/** Reads of the audit log (its writes are {@link AuditLog}, which deduplicates them). */
 @Repository
 public class AuditQueries {
 

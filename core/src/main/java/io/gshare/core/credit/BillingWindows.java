@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
@@ -18,6 +20,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * {@code charged_through}; closing settles the last partial minute (key per window). Every step is
  * idempotent, so a sweep and a close racing, or either retried, charge nothing twice.
  */
+@Component
 public final class BillingWindows {
 
   /** An open window. */
@@ -35,6 +38,11 @@ public final class BillingWindows {
   private final TransactionOperations transactions;
 
   /** @param transactions closing runs in one: its partial minute depends on the time it is done */
+  @Autowired
+  BillingWindows(JdbcClient jdbc, CreditLedger ledger, TransactionOperations transactions) {
+    this(jdbc, ledger, Clock.systemUTC(), transactions);
+  }
+
   public BillingWindows(JdbcClient jdbc, CreditLedger ledger, Clock clock, TransactionOperations transactions) {
     this.jdbc = jdbc;
     this.ledger = ledger;

@@ -1,11 +1,14 @@
 package io.gshare.core.volume;
 
+import io.gshare.contract.internal.VolumeSync.VolumeState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -56,6 +59,42 @@ public class VolumeRepository {
         insert into volume_claims (volume_id, cluster_id, pvc_name) values (:v, :c, :pvc)
         on conflict (volume_id, cluster_id) do nothing
         """).param("v", volumeId).param("c", clusterId).param("pvc", pvcName).update();
+  }
+
+  /**
+   * The volumes among {@code ids} in the cluster's scope: the cluster holds a claim for the volume or runs a
+   * session using it.
+   */
+  public Set<String> inScopeOf(String clusterId, Set<String> ids) {
+    return new HashSet<>(jdbc.sql("""
+        select v.id from volumes v
+         where v.id = any(:ids)
+           and (exists (select 1 from volume_claims c where c.volume_id = v.id and c.cluster_id = :cluster)
+                or exists (select 1 from sessions s where s.volume_id = v.id and s.cluster_id = :cluster))
+        """)
+        .param("ids", ids.toArray(String[]::new)).param("cluster", clusterId)
+        .query(String.class).list());
+  }
+
+  /**
+   * Applies what the cluster reports of its claim of the volume, and the volume's usage when known; returns
+   * the claim rows written.
+   */
+  public int applySync(String clusterId, VolumeState v) {
+    int written = jdbc.sql("""
+        insert into volume_claims (volume_id, cluster_id, pvc_name, phase, capacity_bytes, synced_at)
+        values (:v, :c, :pvc, :phase, :cap, now())
+        on conflict (volume_id, cluster_id) do update set pvc_name = excluded.pvc_name, phase = excluded.phase,
+            capacity_bytes = excluded.capacity_bytes, synced_at = excluded.synced_at
+        """)
+        .param("v", v.volumeId()).param("c", clusterId).param("pvc", v.pvcName()).param("phase", v.phase())
+        .param("cap", v.capacityBytes())
+        .update();
+    if (v.usedBytes() != null) {
+      jdbc.sql("update volumes set used_bytes = :used where id = :v").param("used", v.usedBytes())
+          .param("v", v.volumeId()).update();
+    }
+    return written;
   }
 
   private static Volume map(ResultSet rs, int row) throws SQLException {

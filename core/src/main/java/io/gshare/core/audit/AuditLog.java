@@ -1,10 +1,11 @@
-package io.gshare.api.audit;
+package io.gshare.core.audit;
 
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Propagation;
@@ -13,6 +14,7 @@ import org.springframework.transaction.annotation.Transactional;
 /**
  * Writes audit events. Denied access is recorded once per minute per (actor, action, object), with a
  * count, so a misbehaving client cannot flood the table while every denial is still accounted for.
+ * Its reads are {@link AuditQueries}.
  */
 @Component
 public class AuditLog {
@@ -23,12 +25,13 @@ public class AuditLog {
   private final JdbcClient jdbc;
   private final Clock clock;
 
-  @org.springframework.beans.factory.annotation.Autowired
+  @Autowired
   AuditLog(JdbcClient jdbc) {
     this(jdbc, Clock.systemUTC());
   }
 
-  AuditLog(JdbcClient jdbc, Clock clock) {
+  /** For tests with a fixed clock; an instance made with {@code new} opens no transaction of its own. */
+  public AuditLog(JdbcClient jdbc, Clock clock) {
     this.jdbc = jdbc;
     this.clock = clock;
   }
