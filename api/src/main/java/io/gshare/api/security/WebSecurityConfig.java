@@ -4,6 +4,10 @@ import io.gshare.core.audit.AuditLog;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.core.convert.converter.Converter;
+import org.springframework.security.authentication.AbstractAuthenticationToken;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -102,30 +106,28 @@ class WebSecurityConfig implements WebMvcConfigurer {
   @Order(3)
   SecurityFilterChain internalChain(HttpSecurity http, Tokens tokens, Callers callers, SecurityProblems problems)
       throws Exception {
-    return stateless(http.securityMatcher(request -> path(request).startsWith("/internal/")))
-        .authorizeHttpRequests(requests -> requests.anyRequest().hasAuthority(CallerAuthentication.OPERATOR_AUTHORITY))
-        .oauth2ResourceServer(server -> server
-            .bearerTokenResolver(bearerOnly())
-            .authenticationEntryPoint(problems)
-            .accessDeniedHandler(problems)
-            .jwt(jwt -> jwt.decoder(new TokenJwtDecoder(tokens, TokenKind.INTERNAL))
-                .jwtAuthenticationConverter(callers.operatorConverter())))
-        .exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(problems).accessDeniedHandler(problems))
-        .build();
+    return tokenChain(http, request -> path(request).startsWith("/internal/"), CallerAuthentication.OPERATOR_AUTHORITY,
+        new TokenJwtDecoder(tokens, TokenKind.INTERNAL), callers.operatorConverter(), problems);
   }
 
   @Bean
   @Order(4)
   SecurityFilterChain apiChain(HttpSecurity http, Tokens tokens, Callers callers, SecurityProblems problems)
       throws Exception {
-    return stateless(http.securityMatcher(request -> path(request).startsWith("/api/")))
-        .authorizeHttpRequests(requests -> requests.anyRequest().hasRole("USER"))
+    return tokenChain(http, request -> path(request).startsWith("/api/"), "ROLE_USER",
+        new TokenJwtDecoder(tokens, TokenKind.USER), callers.userConverter(), problems);
+  }
+
+  /** A chain that takes one kind of bearer token and needs {@code authority} (the role hierarchy applies). */
+  private SecurityFilterChain tokenChain(HttpSecurity http, RequestMatcher paths, String authority, JwtDecoder decoder,
+      Converter<Jwt, AbstractAuthenticationToken> converter, SecurityProblems problems) throws Exception {
+    return stateless(http.securityMatcher(paths))
+        .authorizeHttpRequests(requests -> requests.anyRequest().hasAuthority(authority))
         .oauth2ResourceServer(server -> server
             .bearerTokenResolver(bearerOnly())
             .authenticationEntryPoint(problems)
             .accessDeniedHandler(problems)
-            .jwt(jwt -> jwt.decoder(new TokenJwtDecoder(tokens, TokenKind.USER))
-                .jwtAuthenticationConverter(callers.userConverter())))
+            .jwt(jwt -> jwt.decoder(decoder).jwtAuthenticationConverter(converter)))
         .exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(problems).accessDeniedHandler(problems))
         .build();
   }
