@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation bench-sessions clean
+.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation bench-sessions bench-scale clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -36,6 +36,10 @@ bench-allocation: tools ## benchmark: 32 concurrent clients placing GPU slices (
 
 bench-sessions: tools build ## benchmark: a ramp of users (BENCH_ARGS="8,32,64,128 2") running session lifecycles on the dev runtime (lifecycles/s, p50/p99 per command, CPU per lifecycle per process, the raw minimum)
 	$(MVN) -q -pl dev-runtime test-compile exec:java -Dexec.mainClass=io.gshare.dev.bench.SessionBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
+
+bench-scale: tools ## benchmark: 4 clusters x 250 nodes x 8 GPUs, 10,000 sessions: status/inventory reports, metering sweep, heap, session list (prints figures)
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.ScaleBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)" -Dgshare.temporal.cli=$(CURDIR)/.tools/bin/temporal
 
 clean: ## remove build output and downloaded tools
 	$(MVN) -q clean

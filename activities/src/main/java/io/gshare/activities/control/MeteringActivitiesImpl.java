@@ -7,7 +7,10 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One metering sweep: charge the due minutes of open windows in batches, and find the sessions out of credit. */
+/**
+ * One metering sweep: charge the due minutes of open windows, {@code batchSize} windows per statement (one
+ * transaction each), and find the sessions out of credit.
+ */
 public class MeteringActivitiesImpl implements MeteringActivities {
 
   private final BillingWindows billing;
@@ -21,13 +24,11 @@ public class MeteringActivitiesImpl implements MeteringActivities {
   @Override
   public MeteringResult chargeOpenWindows(int batchSize) {
     int charged = 0;
-    List<BillingWindows.Window> due;
+    BillingWindows.Batch batch;
     do {
-      due = billing.due(batchSize);
-      for (BillingWindows.Window window : due) {
-        charged += billing.chargeThrough(window, clock.instant());
-      }
-    } while (due.size() == batchSize);
+      batch = billing.chargeDue(batchSize, clock.instant());
+      charged += batch.booked();
+    } while (batch.more() && batch.windows() > 0);
     // Sessions billing now whose balance cannot pay their next minute.
     List<String> exhausted = new ArrayList<>(billing.sessionsUnableToPayNextMinute());
     return new MeteringResult(charged, exhausted);

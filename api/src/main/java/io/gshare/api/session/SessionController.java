@@ -46,7 +46,8 @@ class SessionController {
     this.client = client;
   }
 
-  record SessionList(List<SessionRepository.Session> items) {}
+  /** @param next where the next page starts ({@code after=}); null on the last page */
+  record SessionList(List<SessionRepository.Session> items, String next) {}
 
   record NewSession(@NotBlank String offeringId, @NotBlank String imageId, String volumeId, @Size(max = 100) String name) {}
 
@@ -67,22 +68,30 @@ class SessionController {
   }
 
   @GetMapping("/api/v1/sessions")
-  @Operation(summary = "Your sessions; admins see all and may filter by cluster, node, state and user")
+  @Operation(summary = "Your sessions, newest first, a page at a time (next: the cursor for after=); admins see all and may filter by cluster, node, state and user")
   SessionList list(Caller.User caller,
       @RequestParam(name = "user_id", required = false) String userId,
       @RequestParam(name = "cluster_id", required = false) String clusterId,
       @RequestParam(name = "node_id", required = false) String nodeId,
       @RequestParam(required = false) String state,
-      @RequestParam(defaultValue = "100") int limit) {
+      @RequestParam(defaultValue = "100") int limit,
+      @RequestParam(required = false) String after) {
     if (limit < 1 || limit > 1000) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, "limit must be between 1 and 1000");
+    }
+    SessionRepository.Cursor cursor;
+    try {
+      cursor = after == null ? null : SessionRepository.Cursor.decode(after);
+    } catch (IllegalArgumentException e) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "after must be the next cursor of an earlier page");
     }
     boolean othersAsked = (userId != null && !userId.equals(caller.userId())) || clusterId != null || nodeId != null;
     if (othersAsked && !caller.isAdmin()) {
       access.requireAdmin(caller, "session", null);
     }
     String owner = caller.isAdmin() ? userId : caller.userId();
-    return new SessionList(sessions.find(new SessionRepository.Filter(owner, clusterId, nodeId, state), limit));
+    SessionRepository.Page page = sessions.find(new SessionRepository.Filter(owner, clusterId, nodeId, state), limit, cursor);
+    return new SessionList(page.items(), page.next() == null ? null : page.next().encode());
   }
 
   @GetMapping("/api/v1/sessions/{id}")

@@ -66,6 +66,35 @@ class AuthorizationIT extends ApiIntegrationTest {
   }
 
   @Test
+  void theSessionListComesInPagesThatNeitherRepeatNorSkip() throws Exception {
+    // Five more, two with alice's first session's creation time: the id orders those.
+    java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(aliceSession));
+    for (int i = 0; i < 5; i++) {
+      String id = NewTestIds.next("ses");
+      jdbc.sql("""
+          insert into sessions (id, user_id, state, gpu_model, mode, price_per_hour, image_reference, workflow_id, created_at)
+          values (:id, :u, 'running', 'NVIDIA A100-SXM4-40GB', 'fractional', 1, 'img', :w,
+                  (select created_at from sessions where id = :first) + make_interval(secs => :offset))
+          """).param("id", id).param("u", alice).param("w", "session-" + id).param("first", aliceSession)
+          .param("offset", i < 2 ? 0 : i).update();
+      all.add(id);
+    }
+    java.util.List<String> walked = new java.util.ArrayList<>();
+    String next = null;
+    int pages = 0;
+    do {
+      JsonNode page = json.readTree(get("/api/v1/sessions?limit=2" + (next == null ? "" : "&after=" + next), aliceToken).body());
+      page.get("items").forEach(item -> walked.add(item.get("id").asText()));
+      next = page.hasNonNull("next") ? page.get("next").asText() : null;
+      pages++;
+    } while (next != null);
+    assertThat(walked).containsExactlyInAnyOrderElementsOf(all);
+    assertThat(pages).isEqualTo(3);
+    assertThat(ids(get("/api/v1/sessions?limit=6", aliceToken).body())).isEqualTo(walked);
+    assertThat(get("/api/v1/sessions?after=nonsense", aliceToken).statusCode()).isEqualTo(422);
+  }
+
+  @Test
   void adminOnlyActionsAnswer403ToUsers() {
     assertThat(get("/api/v1/users", bobToken).statusCode()).isEqualTo(403);
     assertThat(post("/api/v1/users", "{\"email\":\"eve@example.com\"}", bobToken).statusCode()).isEqualTo(403);

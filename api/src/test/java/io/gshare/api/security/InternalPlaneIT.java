@@ -143,6 +143,14 @@ class InternalPlaneIT extends ApiIntegrationTest {
     assertThat(own.statusCode()).isEqualTo(200);
     assertThat(jdbc.sql("select pod_phase from sessions where id = :a").param("a", sessionA).query(String.class).single())
         .isEqualTo("Running");
+    assertThat(json.readTree(own.body()).get("accepted").asInt()).isEqualTo(1);
+    // The next tick with nothing changed writes nothing; a moved pod is written.
+    HttpResponse<String> same = post("/internal/v1/sessions/status",
+        "{\"sessions\":[{\"session_id\":\"%s\",\"phase\":\"Running\",\"pod_ip\":\"10.244.0.5\"}]}".formatted(sessionA), tokenA);
+    assertThat(json.readTree(same.body()).get("accepted").asInt()).isZero();
+    HttpResponse<String> moved = post("/internal/v1/sessions/status",
+        "{\"sessions\":[{\"session_id\":\"%s\",\"phase\":\"Running\",\"pod_ip\":\"10.244.0.6\"}]}".formatted(sessionA), tokenA);
+    assertThat(json.readTree(moved.body()).get("accepted").asInt()).isEqualTo(1);
 
     HttpResponse<String> usage = post("/internal/v1/usage", """
         {"samples":[{"session_id":"%s","gpu_util_percent":12.5,"sampled_at":"2026-12-02T10:00:00Z"}]}""".formatted(sessionB), tokenA);

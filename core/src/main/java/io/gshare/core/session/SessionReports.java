@@ -37,10 +37,13 @@ public class SessionReports {
 
   /** Records the pod behind the session; returns the rows written (0 when the session does not exist). */
   public int applyStatus(SessionStatus s) {
+    // Only a change is written (reported_at: when the pod last changed), so a quiet tick writes no row.
     return jdbc.sql("""
         update sessions set pod_phase = :phase, pod_ip = :ip, node_hostname = coalesce(:node, node_hostname),
                reported_at = now()
          where id = :id
+           and (pod_phase is distinct from :phase or pod_ip is distinct from :ip
+                or node_hostname is distinct from coalesce(:node, node_hostname))
         """)
         .param("id", s.sessionId()).param("phase", s.phase()).param("ip", s.podIp()).param("node", s.node())
         .update();

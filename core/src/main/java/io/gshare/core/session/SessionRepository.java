@@ -192,16 +192,54 @@ public class SessionRepository {
     return jdbc.sql("select * from sessions where id = :id").param("id", id).query(SessionRepository::map).optional();
   }
 
-  public List<Session> find(Filter filter, int limit) {
+  /**
+   * Where a page of the list ends: its last session's (created_at, id), the list's order, so a page
+   * continues after it whatever was created or changed meanwhile. Opaque to callers.
+   */
+  public record Cursor(Instant createdAt, String id) {
+
+    public String encode() {
+      return java.util.Base64.getUrlEncoder().withoutPadding()
+          .encodeToString((createdAt + "|" + id).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** The cursor {@link #encode} made; {@link IllegalArgumentException} for anything else. */
+    public static Cursor decode(String text) {
+      try {
+        String plain = new String(java.util.Base64.getUrlDecoder().decode(text), java.nio.charset.StandardCharsets.UTF_8);
+        int bar = plain.indexOf('|');
+        return new Cursor(Instant.parse(plain.substring(0, bar)), plain.substring(bar + 1));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("not a cursor this list gave: " + text, e);
+      }
+    }
+  }
+
+  /** One page, newest first; {@code next} continues it, null on the last page. */
+  public record Page(List<Session> items, Cursor next) {}
+
+  public Page find(Filter filter, int limit, Cursor after) {
     StringBuilder sql = new StringBuilder("select * from sessions where true");
     Map<String, Object> params = new LinkedHashMap<>();
     add(sql, params, "user_id", filter.userId());
     add(sql, params, "cluster_id", filter.clusterId());
     add(sql, params, "node_id", filter.nodeId());
     add(sql, params, "state", filter.state());
-    sql.append(" order by created_at desc, id limit :limit");
-    params.put("limit", limit);
-    return jdbc.sql(sql.toString()).params(params).query(SessionRepository::map).list();
+    if (after != null) {
+      sql.append(" and (created_at, id) < (:after_at, :after_id)");
+      params.put("after_at", Timestamp.from(after.createdAt()));
+      params.put("after_id", after.id());
+    }
+    // One row more than asked tells whether another page follows.
+    sql.append(" order by created_at desc, id desc limit :limit");
+    params.put("limit", limit + 1);
+    List<Session> rows = jdbc.sql(sql.toString()).params(params).query(SessionRepository::map).list();
+    if (rows.size() <= limit) {
+      return new Page(rows, null);
+    }
+    List<Session> page = rows.subList(0, limit);
+    Session last = page.get(limit - 1);
+    return new Page(List.copyOf(page), new Cursor(last.createdAt(), last.id()));
   }
 
   private static void add(StringBuilder sql, Map<String, Object> params, String column, String value) {
