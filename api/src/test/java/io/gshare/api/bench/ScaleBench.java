@@ -88,6 +88,8 @@ public final class ScaleBench {
     // Hikari checks a connection idle for 500 ms with an empty query, itself a transaction to PostgreSQL's
     // counters; without that check the bench's own reads and flushes are exactly the transactions it subtracts.
     System.setProperty("com.zaxxer.hikari.aliveBypassWindowMs", String.valueOf(TimeUnit.HOURS.toMillis(3)));
+    // The Temporal dev server logs to target/ of the working directory (the repository root under make).
+    java.nio.file.Files.createDirectories(java.nio.file.Path.of("target"));
     // The sweep is started by the bench (the Schedule's workflow, on the same control worker), not every minute.
     try (ConfigurableApplicationContext context = BenchSupport.startApi(Map.of(
         "spring.datasource.hikari.maximum-pool-size", "24", "server.tomcat.threads.max", "200",
