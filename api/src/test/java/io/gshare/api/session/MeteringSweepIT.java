@@ -57,9 +57,10 @@ class MeteringSweepIT extends ApiIntegrationTest {
     for (int i = 0; i < WINDOWS; i++) {
       String user = i < 2 ? poor : rich;
       Instant at = now.plus(i % 3 == 0 ? 0 : i * 1_337L, ChronoUnit.MICROS);
-      sessions.add(runningSession(user, at));
+      sessions.add(runningSession(user, at, PRICE));
       opened.add(at);
     }
+    String free = runningSession(rich, now, BigDecimal.ZERO);
     int others = jdbc.sql("select count(*) from billing_windows where closed_at is null").query(Integer.class).single()
         - WINDOWS;
 
@@ -104,6 +105,12 @@ class MeteringSweepIT extends ApiIntegrationTest {
         select count(*) from billing_windows where session_id = any(:s) and charged_through <> opened_at + interval '5 minutes'
         """).param("s", sessions.toArray(String[]::new)).query(Integer.class).single()).isZero();
 
+    // A free session's minutes pass without entries (the ledger refuses an entry of 0).
+    assertThat(jdbc.sql("select count(*) from credit_ledger where session_id = :s").param("s", free).query(Integer.class).single())
+        .isZero();
+    assertThat(jdbc.sql("select charged_through = opened_at + interval '5 minutes' from billing_windows where session_id = :s")
+        .param("s", free).query(Boolean.class).single()).isTrue();
+
     // Zero drift: each session's charges are its minutes times the price per minute; balances follow the ledger.
     assertThat(jdbc.sql("select -sum(amount) from credit_ledger where kind = 'charge' and session_id = any(:s)")
         .param("s", sessions.toArray(String[]::new)).query(BigDecimal.class).single())
@@ -125,6 +132,7 @@ class MeteringSweepIT extends ApiIntegrationTest {
     for (String session : sessions) {
       billing.close(session);
     }
+    billing.close(free);
   }
 
   /** The settlement of the seconds after the window's last full minute (five minutes from its opening). */
@@ -133,17 +141,17 @@ class MeteringSweepIT extends ApiIntegrationTest {
     return PRICE.multiply(BigDecimal.valueOf(seconds)).divide(BigDecimal.valueOf(3600), 6, java.math.RoundingMode.HALF_UP);
   }
 
-  private String runningSession(String user, Instant openedAt) {
+  private String runningSession(String user, Instant openedAt, BigDecimal price) {
     String id = NewTestIds.next("ses");
     jdbc.sql("""
         insert into sessions (id, user_id, state, gpu_model, mode, price_per_hour, image_reference, workflow_id)
         values (:id, :u, 'running', 'NVIDIA A100-SXM4-40GB', 'fractional', :price, 'img', :w)
-        """).param("id", id).param("u", user).param("price", PRICE).param("w", "session-" + id).update();
+        """).param("id", id).param("u", user).param("price", price).param("w", "session-" + id).update();
     jdbc.sql("""
         insert into billing_windows (id, session_id, account_id, price_per_hour, opened_at, charged_through)
         values (:id, :s, :a, :price, :at, :at)
         """).param("id", "bw-" + id.replace('_', '-')).param("s", id).param("a", ledger.accountOf(user))
-        .param("price", PRICE).param("at", Timestamp.from(openedAt)).update();
+        .param("price", price).param("at", Timestamp.from(openedAt)).update();
     return id;
   }
 
