@@ -68,22 +68,20 @@ public class AllocationRepository {
   }
 
   /**
-   * Locks the candidate GPUs' rows until the transaction ends, in uuid order, and returns them. With
-   * {@code skipLocked}, GPUs another placement holds right now are left out instead of waited for, so
-   * placements of one model run side by side on different cards; without it, this waits for all of them
-   * (the same order everywhere, so two waiting placements cannot deadlock). The allocations trigger
-   * locks the same rows, so what a placement read under these locks stays true until it commits.
+   * Locks every candidate GPU's row until the transaction ends, waiting for other placements, in uuid
+   * order (the same order everywhere, so two waiting placements cannot deadlock). The allocations trigger
+   * locks the same rows, so what a placement reads under these locks stays true until it commits.
    */
-  public List<String> lockCandidates(String gpuModel, String mode, Duration staleAfter, String clusterId,
-      boolean skipLocked) {
-    return jdbc.sql("""
+  public void lockAllCandidates(String gpuModel, String mode, Duration staleAfter, String clusterId) {
+    jdbc.sql("""
         select g.uuid
           from gpu_devices g
           join nodes n on n.id = g.node_id
           join clusters c on c.id = n.cluster_id
          where""" + CANDIDATE + """
          order by g.uuid
-           for update of g""" + (skipLocked ? " skip locked" : ""))
+           for update of g
+        """)
         .param("model", gpuModel).param("mode", mode).param("stale", staleAfter.toSeconds()).param("cluster", clusterId)
         .query(String.class).list();
   }

@@ -18,9 +18,10 @@ import org.springframework.transaction.annotation.Transactional;
  * Admission and placement, decided by the control plane in one Postgres transaction: the offering,
  * the user's policy and credits ({@link Admission}), then GPUs in the user's team pool (then the shared pool when the
  * policy allows) that fit the offering's model, mode and slice, on ready schedulable nodes of
- * connected clusters. A placement locks the candidate GPU rows that no other placement holds
- * ({@code FOR UPDATE SKIP LOCKED}) and chooses among them, so placements of one model run side by side
- * on different cards; only when none of those fits does it wait for the rest. The allocations table's
+ * connected clusters. A placement chooses on what is committed, locks only the chosen cards that no
+ * other placement holds ({@code FOR UPDATE SKIP LOCKED}) and checks them again under the lock, so
+ * placements of one model run side by side on different cards; only when that cannot settle does it
+ * give up its locks (a savepoint) and wait for every candidate in one order. The allocations table's
  * trigger (which locks the same rows) refuses any GPU, slice memory or slice cores beyond capacity.
  *
  * <p>Choice ({@link PlacementStrategy}, no I/O): {@code binpack} fills the busiest fitting GPU (slices) or node (whole GPUs) first, keeping
@@ -106,7 +107,7 @@ public class PlacementService {
         // Capacity is tight or every fitting card was taken meanwhile: wait for all candidates (in one
         // order everywhere, holding none of the attempt's locks) and decide on what is committed.
         allocations.abandonAttempt();
-        allocations.lockCandidates(offering.gpuModel(), offering.mode(), liveness.staleAfter(), request.clusterId(), false);
+        allocations.lockAllCandidates(offering.gpuModel(), offering.mode(), liveness.staleAfter(), request.clusterId());
         choice = choose(candidates(offering, request, mountable, null), tiers, offering, packing);
       }
     } else {
@@ -177,9 +178,7 @@ public class PlacementService {
    */
   private Choice slice(List<GpuCandidate> open, List<String> tier, OfferingRepository.Offering offering,
       Request request, Set<String> mountable, Packing packing, int tierIndex) {
-    List<GpuCandidate> inTier = open.stream()
-        .filter(c -> tier == null ? c.poolId() == null : c.poolId() != null && tier.contains(c.poolId())).toList();
-    List<String> ranked = PlacementStrategy.rankSlices(inTier, offering, packing).stream().map(GpuCandidate::uuid).toList();
+    List<String> ranked = PlacementStrategy.rankSlices(inTier(open, tier), offering, packing).stream().map(GpuCandidate::uuid).toList();
     String locked = allocations.tryLockFirst(ranked).orElse(null);
     if (locked == null) {
       return null;
@@ -187,6 +186,13 @@ public class PlacementService {
     List<GpuCandidate> now = candidates(offering, request, mountable, List.of(locked));
     return now.size() == 1 && now.get(0).fitsSlice(offering.gpumemMib(), offering.gpucoresPercent())
         ? new Choice(PlacementStrategy.slice(now.get(0), offering), tierIndex, true) : null;
+  }
+
+  /** The candidates in one tier: a team's pools, or the shared pool (null: nodes in no pool). */
+  private static List<GpuCandidate> inTier(List<GpuCandidate> candidates, List<String> tier) {
+    return candidates.stream()
+        .filter(c -> tier == null ? c.poolId() == null : c.poolId() != null && tier.contains(c.poolId()))
+        .toList();
   }
 
   /** The chosen GPUs (or null) and the tier they are in; whether any hardware of the kind was there at all. */
@@ -205,10 +211,7 @@ public class PlacementService {
       Packing packing) {
     boolean anyHardware = false;
     for (int i = 0; i < tiers.size(); i++) {
-      List<String> tier = tiers.get(i);
-      List<GpuCandidate> inTier = all.stream()
-          .filter(c -> tier == null ? c.poolId() == null : c.poolId() != null && tier.contains(c.poolId()))
-          .toList();
+      List<GpuCandidate> inTier = inTier(all, tiers.get(i));
       anyHardware |= !inTier.isEmpty();
       GpuPlacement chosen = PlacementStrategy.choose(inTier, offering, packing).orElse(null);
       if (chosen != null) {
