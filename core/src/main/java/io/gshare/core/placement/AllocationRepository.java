@@ -3,9 +3,7 @@ package io.gshare.core.placement;
 import io.gshare.core.support.NewIds;
 import io.gshare.workflows.session.GpuPlacement;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -24,25 +22,8 @@ public class AllocationRepository {
     this.jdbc = jdbc;
   }
 
-  /** What makes a GPU a candidate: the model and mode, ready and schedulable, on a connected cluster that serves URLs. */
-  private static final String CANDIDATE = """
-         g.model = :model and g.healthy and not g.cordoned
-           and n.gpu_mode = :mode and n.removed_at is null and n.schedulable and n.liveness = 'ready'
-           and c.status = 'connected' and c.inventory_at > now() - make_interval(secs => :stale)
-           -- a cluster without a session domain cannot serve a session URL
-           and c.session_domain is not null
-           and (cast(:cluster as text) is null or n.cluster_id = :cluster)
-      """;
-
-  /**
-   * Ready, schedulable, healthy GPUs of the model and mode on connected clusters that serve session URLs,
-   * with what is allocated on them.
-   *
-   * @param clusterId only this cluster; null: any
-   * @param only only these GPUs (those this transaction locked); null: all
-   */
-  public List<GpuCandidate> candidates(String gpuModel, String mode, Duration staleAfter, String clusterId,
-      Collection<String> only) {
+  /** Ready, schedulable, healthy GPUs of the model and mode on connected clusters that serve session URLs. */
+  public List<GpuCandidate> candidates(String gpuModel, String mode, Duration staleAfter) {
     return jdbc.sql("""
         select g.uuid, g.device_index, n.id as node_id, n.hostname, n.cluster_id, n.pool_id, n.lossless_pause,
                g.memory_mib, g.cores_percent, g.split_count,
@@ -52,13 +33,16 @@ public class AllocationRepository {
           join nodes n on n.id = g.node_id
           join clusters c on c.id = n.cluster_id
           left join allocations a on a.gpu_uuid = g.uuid and a.released_at is null
-         where""" + CANDIDATE + (only == null ? "" : " and g.uuid = any(:only)") + """
+         where g.model = :model and g.healthy and not g.cordoned
+           and n.gpu_mode = :mode and n.removed_at is null and n.schedulable and n.liveness = 'ready'
+           and c.status = 'connected' and c.inventory_at > now() - make_interval(secs => :stale)
+           -- a cluster without a session domain cannot serve a session URL
+           and c.session_domain is not null
          group by g.uuid, g.device_index, n.id, n.hostname, n.cluster_id, n.pool_id, n.lossless_pause, g.memory_mib, g.cores_percent,
                   g.split_count
          order by n.cluster_id, n.hostname, g.device_index
         """)
-        .param("model", gpuModel).param("mode", mode).param("stale", staleAfter.toSeconds()).param("cluster", clusterId)
-        .params(only == null ? Map.of() : Map.of("only", only.toArray(String[]::new)))
+        .param("model", gpuModel).param("mode", mode).param("stale", staleAfter.toSeconds())
         .query((rs, n) -> new GpuCandidate(rs.getString("uuid"), rs.getInt("device_index"), rs.getString("node_id"),
             rs.getString("hostname"), rs.getString("cluster_id"), rs.getString("pool_id"), rs.getBoolean("lossless_pause"),
             rs.getLong("memory_mib"),
@@ -67,54 +51,10 @@ public class AllocationRepository {
         .list();
   }
 
-  /**
-   * Locks every candidate GPU's row until the transaction ends, waiting for other placements, in uuid
-   * order (the same order everywhere, so two waiting placements cannot deadlock). The allocations trigger
-   * locks the same rows, so what a placement reads under these locks stays true until it commits.
-   */
-  public void lockAllCandidates(String gpuModel, String mode, Duration staleAfter, String clusterId) {
-    jdbc.sql("""
-        select g.uuid
-          from gpu_devices g
-          join nodes n on n.id = g.node_id
-          join clusters c on c.id = n.cluster_id
-         where""" + CANDIDATE + """
-         order by g.uuid
-           for update of g
-        """)
-        .param("model", gpuModel).param("mode", mode).param("stale", staleAfter.toSeconds()).param("cluster", clusterId)
-        .query(String.class).list();
-  }
-
-  /** Locks those of {@code uuids} that no other transaction holds, without waiting; returns the ones locked. */
-  public List<String> tryLock(Collection<String> uuids) {
-    return jdbc.sql("select uuid from gpu_devices where uuid = any(:u) order by uuid for update skip locked")
-        .param("u", uuids.toArray(String[]::new)).query(String.class).list();
-  }
-
-  /**
-   * Locks the first of {@code ranked} that no other transaction holds, in that order, without waiting:
-   * racing slice placements each get a different card in one statement. Empty when all are held.
-   */
-  public java.util.Optional<String> tryLockFirst(List<String> ranked) {
-    return jdbc.sql("""
-        select uuid from gpu_devices where uuid = any(:u)
-         order by array_position(cast(:u as text[]), uuid::text) limit 1 for update skip locked
-        """).param("u", ranked.toArray(String[]::new)).query(String.class).optional();
-  }
-
-  /**
-   * Marks where a placement's optimistic attempt begins: rolling back to it releases the row locks that
-   * attempt took, so a placement that then waits for every candidate holds none that another waiter
-   * needs (waiting while holding an out-of-order lock is how two placements deadlock).
-   */
-  public void beginAttempt() {
-    jdbc.sql("savepoint placement_attempt").update();
-  }
-
-  /** Gives up the optimistic attempt and its locks; the transaction's earlier work stays. */
-  public void abandonAttempt() {
-    jdbc.sql("rollback to savepoint placement_attempt").update();
+  /** Serializes placements of one GPU model until the transaction ends; other models do not wait. */
+  public void lockModel(String gpuModel) {
+    jdbc.sql("select pg_advisory_xact_lock(hashtext(:key))").param("key", "gshare-placement:" + gpuModel)
+        .query((rs, n) -> 1).list();
   }
 
   /** One row per GPU of the placement. */

@@ -46,22 +46,12 @@ public final class PlacementStrategy {
 
   /** Binpack takes the fullest GPU that still fits, so whole GPUs stay free; spread the emptiest. */
   private static Optional<GpuPlacement> pickSlice(List<GpuCandidate> candidates, Offering offering, Packing packing) {
-    return rankSlices(candidates, offering, packing).stream().findFirst().map(c -> slice(c, offering));
-  }
-
-  /** Every GPU a slice of the offering fits on, best first (the order {@link #choose} takes the first of). */
-  public static List<GpuCandidate> rankSlices(List<GpuCandidate> candidates, Offering offering, Packing packing) {
     Comparator<GpuCandidate> byUse = Comparator.comparingLong(GpuCandidate::usedMem).thenComparingInt(GpuCandidate::usedCount);
     Comparator<GpuCandidate> order = packing == Packing.SPREAD ? byUse : byUse.reversed();
     return candidates.stream()
         .filter(c -> c.fitsSlice(offering.gpumemMib(), offering.gpucoresPercent()))
-        .sorted(order.thenComparing(GpuCandidate::hostname).thenComparingInt(GpuCandidate::index))
-        .toList();
-  }
-
-  /** One slice of the offering on {@code gpu}. */
-  public static GpuPlacement slice(GpuCandidate gpu, Offering offering) {
-    return new GpuPlacement(gpu.clusterId(), gpu.nodeId(), gpu.hostname(), "fractional", offering.gpuModel(),
-        List.of(gpu.uuid()), offering.gpumemMib(), offering.gpucoresPercent(), gpu.lossless());
+        .min(order.thenComparing(GpuCandidate::hostname).thenComparingInt(GpuCandidate::index))
+        .map(c -> new GpuPlacement(c.clusterId(), c.nodeId(), c.hostname(), "fractional", offering.gpuModel(),
+            List.of(c.uuid()), offering.gpumemMib(), offering.gpucoresPercent(), c.lossless()));
   }
 }
