@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation bench-sessions bench-scale clean
+.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -33,6 +33,10 @@ bench-inventory: tools ## benchmark: 50 clusters x 200 nodes x 8 GPUs of invento
 bench-allocation: tools ## benchmark: 32 concurrent clients placing GPU slices (prints allocations/s, latency, oversubscriptions)
 	$(MVN) -q -DskipTests install
 	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.AllocationBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
+
+bench-admission: tools ## benchmark: today's create (transaction, then eager start) against Update-With-Start (placement in the workflow), 32 clients (prints p50/p99 per path)
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.AdmissionPathBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
 
 bench-sessions: tools build ## benchmark: a ramp of users (BENCH_ARGS="8,32,64,128 2") running session lifecycles on the dev runtime (lifecycles/s, p50/p99 per command, CPU per lifecycle per process, the raw minimum)
 	$(MVN) -q -pl dev-runtime test-compile exec:java -Dexec.mainClass=io.gshare.dev.bench.SessionBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
