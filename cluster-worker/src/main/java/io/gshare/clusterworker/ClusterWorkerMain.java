@@ -96,6 +96,7 @@ public final class ClusterWorkerMain {
     worker.registerActivitiesImplementations(
         new ClusterActivitiesImpl(kubernetes),
         new io.gshare.activities.cluster.SessionClusterActivitiesImpl(kubernetes),
+        new io.gshare.activities.cluster.NodeClusterActivitiesImpl(kubernetes),
         new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", version())));
     factory.start();
     log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",

@@ -4,6 +4,9 @@ import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
+import io.gshare.workflows.node.NodeDevicesWorkflowImpl;
+import io.gshare.workflows.node.NodeDrainWorkflowImpl;
+import io.gshare.workflows.node.NodeUncordonWorkflowImpl;
 import io.gshare.workflows.session.MeteringWorkflowImpl;
 import io.gshare.workflows.session.SessionWorkflowImpl;
 import java.util.List;
@@ -13,7 +16,8 @@ public final class ControlWorkflows {
 
   public static final List<Class<?>> IMPLEMENTATIONS =
       List.of(ClusterProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
-          ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class);
+          ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class,
+          NodeDrainWorkflowImpl.class, NodeUncordonWorkflowImpl.class, NodeDevicesWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

@@ -27,9 +27,13 @@ public class NodeQueries {
   public record Gpu(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount,
       boolean healthy, boolean cordoned) {}
 
+  /**
+   * @param drainState {@code draining} or {@code drained} while a drain holds the node out of placement
+   *     (POST /api/v1/nodes/{id}/uncordon clears it); null otherwise
+   */
   public record Node(String id, String clusterId, String hostname, String liveness, String gpuMode, String poolId,
       boolean schedulable, boolean losslessPause, Map<String, String> labels, Map<String, String> capacity,
-      Instant lastSeenAt, List<Gpu> gpus) {}
+      Instant lastSeenAt, String drainState, String drainReason, List<Gpu> gpus) {}
 
   /** A GPU with where it is. */
   public record GpuLocation(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount,
@@ -64,7 +68,7 @@ public class NodeQueries {
         rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"),
         rs.getString("pool_id"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
         labels(rs.getString("labels")), labels(rs.getString("capacity")), instant(rs.getTimestamp("reported_at")),
-        List.of())).list();
+        rs.getString("drain_state"), rs.getString("drain_reason"), List.of())).list();
     if (nodes.isEmpty()) {
       return nodes;
     }
@@ -74,7 +78,7 @@ public class NodeQueries {
         .query((rs, n) -> gpus.computeIfAbsent(rs.getString("node_id"), k -> new ArrayList<>()).add(gpu(rs)))
         .list();
     return nodes.stream().map(n -> new Node(n.id(), n.clusterId(), n.hostname(), n.liveness(), n.gpuMode(), n.poolId(),
-        n.schedulable(), n.losslessPause(), n.labels(), n.capacity(), n.lastSeenAt(),
+        n.schedulable(), n.losslessPause(), n.labels(), n.capacity(), n.lastSeenAt(), n.drainState(), n.drainReason(),
         gpus.getOrDefault(n.id(), List.of()))).toList();
   }
 

@@ -35,6 +35,7 @@ public class AllocationRepository {
           left join allocations a on a.gpu_uuid = g.uuid and a.released_at is null
          where g.model = :model and g.healthy and not g.cordoned
            and n.gpu_mode = :mode and n.removed_at is null and n.schedulable and n.liveness = 'ready'
+           and n.drain_state is null
            and c.status = 'connected' and c.inventory_at > now() - make_interval(secs => :stale)
            -- a cluster without a session domain cannot serve a session URL
            and c.session_domain is not null

@@ -28,6 +28,14 @@ public final class WorkflowIds {
     return "node-drain-" + Ids.requireValid(nodeId, "nodeId");
   }
 
+  public static String nodeUncordon(String nodeId) {
+    return "node-uncordon-" + Ids.requireValid(nodeId, "nodeId");
+  }
+
+  public static String nodeDevices(String nodeId) {
+    return "node-devices-" + Ids.requireValid(nodeId, "nodeId");
+  }
+
   public static String volumeReclaim(String volumeId) {
     return "volume-reclaim-" + Ids.requireValid(volumeId, "volumeId");
   }

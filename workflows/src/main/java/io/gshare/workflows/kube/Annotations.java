@@ -13,6 +13,10 @@ public final class Annotations {
   /** On a node, written by HAMi's device plugin (and the simulator): its GPUs, in either of HAMi's encodings. */
   public static final String HAMI_NODE_REGISTER = "hami.io/node-nvidia-register";
   /** On a session pod: the only GPUs HAMi may give it. */
+  /** HAMi 2.10+: GPUs of the node it must not schedule on, a comma list of UUIDs. */
+  public static final String HAMI_DEVICE_CORDON = "hami.io/device-cordon";
+  /** The kubelet's mark on a static pod's mirror; such a pod cannot be evicted through the apiserver. */
+  public static final String MIRROR_POD = "kubernetes.io/config.mirror";
   public static final String HAMI_USE_GPU_UUID = "nvidia.com/use-gpuuuid";
 
   // ingress-nginx's, on a session's Ingress.

@@ -48,6 +48,29 @@ public final class SessionTexts {
     return "checkpoint failed (" + why + "): pausing cold";
   }
 
+  /** Why a drained session paused or ended: the node's name and the admin's words. */
+  public static String drained(SessionDrainOrder order) {
+    return "node " + order.hostname() + " is being drained" + (order.reason() == null || order.reason().isBlank() ? ""
+        : " (" + order.reason() + ")");
+  }
+
+  /** A drained session that could not be moved: it stays paused, and says why and what to do. */
+  public static String drainedNoCapacity(SessionDrainOrder order, String why) {
+    return drained(order) + " and it could not move to another node: " + why
+        + "; it stays paused, resume it when capacity frees";
+  }
+
+  /** What a migration did, for the drain's operation view. */
+  public static String migrated(String from, String to, PauseKind kind) {
+    return "moved from " + from + " to " + to + (kind == PauseKind.LOSSLESS
+        ? ", lossless (its memory restored from a checkpoint)"
+        : ", cold (restarted; what was only in memory is lost)");
+  }
+
+  public static String notOnNode(SessionDrainOrder order, SessionState state) {
+    return "not running on " + order.hostname() + " (" + state.wireName() + "): nothing to do";
+  }
+
   public static String cannot(SessionState state, String what) {
     return "the session is " + state.wireName() + "; it cannot " + what;
   }

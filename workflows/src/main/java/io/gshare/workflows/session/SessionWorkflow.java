@@ -17,6 +17,9 @@ import io.temporal.workflow.WorkflowMethod;
 @WorkflowInterface
 public interface SessionWorkflow {
 
+  /** The drain update's name, for callers that send it untyped (to set its update id). */
+  String DRAIN_UPDATE = "drain";
+
   @WorkflowMethod(name = "Session")
   SessionView run(SessionStart start);
 
@@ -40,6 +43,14 @@ public interface SessionWorkflow {
 
   @UpdateValidatorMethod(updateName = "terminate")
   void validateTerminate();
+
+  /**
+   * A node drain asks the session to leave node {@code order.nodeId()}: migrate (pause, lossless where
+   * the node allows, then resume on another node of the same model and cluster), pause, or terminate.
+   * Answers once done. A session not running on that node does nothing, so a repeated order is harmless.
+   */
+  @UpdateMethod(name = DRAIN_UPDATE)
+  SessionDrainOutcome drain(SessionDrainOrder order);
 
   /** The metering sweep found the balance cannot cover the next minute: pause. */
   @SignalMethod(name = "creditsExhausted")

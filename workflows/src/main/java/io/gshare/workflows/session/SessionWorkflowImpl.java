@@ -29,7 +29,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private static final Logger log = Workflow.getLogger(SessionWorkflowImpl.class);
 
   /** What the loop carries out, in arrival order: the three user commands and three of its own. */
-  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME }
+  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN }
 
   // Steps of the operation a command shows (GET /api/v1/sessions/{id}).
   static final String CREATE_OBJECTS = "create the pod, service and ingress";
@@ -75,6 +75,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private final java.util.Map<Long, SessionView> outcomes = new java.util.HashMap<>();
   /** The commands an update waits on (signals and timers are not awaited, so nothing is kept for them). */
   private final java.util.Set<Long> awaited = new java.util.HashSet<>();
+  /** The drain orders, in the order their DRAIN commands were queued, and what each did (by command number). */
+  private final Deque<SessionDrainOrder> drainOrders = new ArrayDeque<>();
+  private final java.util.Map<Long, SessionDrainOutcome> drainOutcomes = new java.util.HashMap<>();
   private long commandsReceived;
   private long commandsDone;
   private Progress operation;
@@ -167,7 +170,11 @@ public class SessionWorkflowImpl implements SessionWorkflow {
         continue;
       }
       Command command = commands.peekFirst();
-      carryOut(command);
+      if (command == Command.DRAIN) {
+        drainOutcomes.put(commandsDone + 1, drainOff(drainOrders.pollFirst()));
+      } else {
+        carryOut(command);
+      }
       commands.pollFirst();
       commandsDone++;
       if (awaited.remove(commandsDone)) {
@@ -339,13 +346,18 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   private void resumeSession() {
+    resumeSession(why -> "resume refused: " + why);
+  }
+
+  /** @param refusal the words a refused placement leaves on the paused session */
+  private void resumeSession(java.util.function.UnaryOperator<String> refusal) {
     state = SessionState.RESUMING;
     control.record(SessionRecord.state(spec.sessionId(), SessionState.RESUMING, null));
     try {
       placement = control.place(spec.sessionId());
     } catch (ActivityFailure e) {
       state = SessionState.PAUSED;
-      lastError = "resume refused: " + rootMessage(e);
+      lastError = refusal.apply(rootMessage(e));
       lastErrorType = e.getCause() instanceof ApplicationFailure app ? app.getType() : FailureTypes.RESUME_FAILED;
       control.record(SessionRecord.state(spec.sessionId(), SessionState.PAUSED, lastError));
       return;
@@ -359,17 +371,57 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     }
   }
 
+  /**
+   * Leaves the drained node as the order says. Only a session running on that node acts; the node is
+   * already out of placement (drained nodes are skipped), so the resume of a migration lands elsewhere.
+   */
+  private SessionDrainOutcome drainOff(SessionDrainOrder order) {
+    lastError = null;
+    lastErrorType = null;
+    if (state != SessionState.RUNNING || placement == null || !order.nodeId().equals(placement.nodeId())) {
+      return new SessionDrainOutcome(spec.sessionId(), state, null, null, null, SessionTexts.notOnNode(order, state));
+    }
+    String from = placement.hostname();
+    String why = SessionTexts.drained(order);
+    switch (order.mode()) {
+      case TERMINATE -> {
+        terminateSession(why);
+        return new SessionDrainOutcome(spec.sessionId(), state, from, null, null, "terminated: " + why);
+      }
+      case PAUSE -> {
+        pause(why);
+        return new SessionDrainOutcome(spec.sessionId(), state, from, null, pauseKind,
+            "paused " + pauseKind.wireName() + ": " + why);
+      }
+      default -> {
+        pause(why);
+        PauseKind kind = pauseKind;
+        resumeSession(refused -> SessionTexts.drainedNoCapacity(order, refused));
+        if (state == SessionState.RUNNING) {
+          return new SessionDrainOutcome(spec.sessionId(), state, from, placement.hostname(), kind,
+              SessionTexts.migrated(from, placement.hostname(), kind));
+        }
+        return new SessionDrainOutcome(spec.sessionId(), state, from, null, kind,
+            "paused " + kind.wireName() + ": " + (lastError == null ? why : lastError));
+      }
+    }
+  }
+
   private void terminateSession() {
+    terminateSession(null);
+  }
+
+  private void terminateSession(String reason) {
     operation = new Progress(WorkflowIds.session(spec.sessionId()), "session.terminate", spec.sessionId(),
         List.of(DELETE_POD, SETTLE));
     state = SessionState.TERMINATING;
-    control.record(SessionRecord.state(spec.sessionId(), SessionState.TERMINATING, null));
+    control.record(SessionRecord.state(spec.sessionId(), SessionState.TERMINATING, reason));
     operation.start(DELETE_POD);
     String leftBehind = deleteObjects();
     operation.done(DELETE_POD, leftBehind);
     operation.start(SETTLE);
     // Postgres first: an update answered on "terminated" must find the row saying so.
-    control.settle(SessionRecord.state(spec.sessionId(), SessionState.TERMINATED, leftBehind));
+    control.settle(SessionRecord.state(spec.sessionId(), SessionState.TERMINATED, joined(reason, leftBehind)));
     operation.done(SETTLE, null);
     placement = null;
     url = null;
@@ -457,6 +509,19 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   @Override
   public void validateTerminate() {
     // Terminating an ended session is a no-op, never an error.
+  }
+
+  @Override
+  public SessionDrainOutcome drain(SessionDrainOrder order) {
+    if (terminal()) {
+      return new SessionDrainOutcome(spec.sessionId(), state, null, null, null, SessionTexts.notOnNode(order, state));
+    }
+    drainOrders.addLast(order);
+    long number = enqueue(Command.DRAIN);
+    Workflow.await(() -> commandsDone >= number || terminal());
+    SessionDrainOutcome outcome = drainOutcomes.remove(number);
+    return outcome != null ? outcome
+        : new SessionDrainOutcome(spec.sessionId(), state, null, null, null, SessionTexts.notOnNode(order, state));
   }
 
   @Override

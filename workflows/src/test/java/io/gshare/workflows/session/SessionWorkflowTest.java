@@ -346,4 +346,93 @@ class SessionWorkflowTest {
     // polling above, so the dev server's figure (bench/README.md) is a few events lower.
     assertThat(events).as("history events of create, pause, resume, terminate").hasSizeLessThanOrEqualTo(60);
   }
+
+  private static final SessionDrainOrder DRAIN_GPU_1 = new SessionDrainOrder("nod_1", "gpu-1", DrainMode.MIGRATE, "disk swap");
+
+  private static GpuPlacement elsewhere() {
+    return new GpuPlacement(CLUSTER, "nod_2", "gpu-2", "fractional", "NVIDIA A100-SXM4-40GB", List.of("GPU-2"), 10240, 25,
+        true);
+  }
+
+  @Test
+  void aDrainMigratesLosslesslyToAnotherNodeAndSettlesOnce(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    when(control.place(SESSION)).thenReturn(elsewhere());
+    SessionWorkflow session = begin(env, client, worker, start(true, null, null));
+    awaitState(env, session, SessionState.RUNNING);
+
+    SessionDrainOutcome moved = session.drain(DRAIN_GPU_1);
+
+    assertThat(moved.state()).isEqualTo(SessionState.RUNNING);
+    assertThat(moved.fromHost()).isEqualTo("gpu-1");
+    assertThat(moved.toHost()).isEqualTo("gpu-2");
+    assertThat(moved.pauseKind()).isEqualTo(PauseKind.LOSSLESS);
+    assertThat(moved.settled()).isTrue();
+    assertThat(moved.detail()).contains("lossless");
+    verify(control, times(1)).settle(argThat(r -> SessionState.PAUSED == r.state()
+        && r.reason().contains("node gpu-1 is being drained (disk swap)")));
+    verify(cluster).startPod(argThat(pod -> IMAGE.equals(pod.checkpoint()) && "gpu-2".equals(pod.placement().hostname())));
+    assertThat(session.view().hostname()).isEqualTo("gpu-2");
+
+    // The same order again (a retried drain): the session is no longer on that node, so nothing happens.
+    SessionDrainOutcome again = session.drain(DRAIN_GPU_1);
+    assertThat(again.fromHost()).isNull();
+    assertThat(again.settled()).isTrue();
+    verify(control, times(1)).settle(any());
+    verify(cluster, times(2)).startPod(any());
+  }
+
+  @Test
+  void aDrainWithNoCapacityElsewhereLeavesTheSessionPausedAndSaysWhy(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    when(control.place(SESSION)).thenThrow(ApplicationFailure.newNonRetryableFailure(
+        "every NVIDIA A100-SXM4-40GB you may use is busy", "insufficient_capacity"));
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, SessionState.RUNNING);
+
+    SessionDrainOutcome outcome = session.drain(DRAIN_GPU_1);
+
+    assertThat(outcome.state()).isEqualTo(SessionState.PAUSED);
+    assertThat(outcome.pauseKind()).isEqualTo(PauseKind.COLD);
+    assertThat(outcome.settled()).isTrue();
+    assertThat(outcome.detail()).contains("could not move to another node").contains("is busy");
+    verify(control).record(argThat(r -> SessionState.PAUSED == r.state() && r.reason() != null
+        && r.reason().startsWith("node gpu-1 is being drained (disk swap) and it could not move")));
+    verify(control, times(1)).settle(any());
+  }
+
+  @Test
+  void aDrainCanPauseOrEndInsteadOfMoving(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, SessionState.RUNNING);
+
+    SessionDrainOutcome paused = session.drain(new SessionDrainOrder("nod_1", "gpu-1", DrainMode.PAUSE, null));
+    assertThat(paused.state()).isEqualTo(SessionState.PAUSED);
+    verify(control, never()).place(anyString());
+
+    assertThat(session.resume().state()).isEqualTo(SessionState.RUNNING);
+    SessionDrainOutcome ended = session.drain(new SessionDrainOrder("nod_1", "gpu-1", DrainMode.TERMINATE, "retired"));
+    assertThat(ended.state()).isEqualTo(SessionState.TERMINATED);
+    verify(control).settle(argThat(r -> SessionState.TERMINATED == r.state()
+        && "node gpu-1 is being drained (retired)".equals(r.reason())));
+  }
+
+  @Test
+  void aDrainRacingTheUsersOwnPauseSettlesOnceAndEndsPaused(TestWorkflowEnvironment env, WorkflowClient client,
+      Worker worker) {
+    when(control.place(SESSION)).thenReturn(elsewhere());
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, SessionState.RUNNING);
+
+    // The user's pause arrives first; the drain's order, queued behind it, finds a paused session.
+    WorkflowStub untyped = WorkflowStub.fromTyped(session);
+    var pause = untyped.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    SessionDrainOutcome outcome = session.drain(DRAIN_GPU_1);
+
+    assertThat(pause.getResult().state()).isEqualTo(SessionState.PAUSED);
+    assertThat(outcome.state()).isEqualTo(SessionState.PAUSED);
+    assertThat(outcome.fromHost()).as("not on the node any more: nothing to do").isNull();
+    verify(control, times(1)).settle(any());
+    verify(control, never()).place(anyString());
+  }
 }

@@ -74,7 +74,9 @@ public final class WorkerObjects {
   public static ClusterRole clusterRole(String clusterId) {
     return new ClusterRoleBuilder().withNewMetadata().withName(NAME).withLabels(labels(clusterId).toMap()).endMetadata()
         .withRules(
-            new PolicyRuleBuilder().withApiGroups("").withResources("nodes").withVerbs("get", "list", "watch").build(),
+            // patch: cordon (spec.unschedulable) and HAMi's per-GPU cordon annotation, for node drains.
+            new PolicyRuleBuilder().withApiGroups("").withResources("nodes").withVerbs("get", "list", "watch", "patch").build(),
+            new PolicyRuleBuilder().withApiGroups("").withResources("pods/eviction").withVerbs("create").build(),
             new PolicyRuleBuilder().withApiGroups("").withResources("nodes/proxy").withVerbs("get", "create").build(),
             new PolicyRuleBuilder().withApiGroups("").withResources("pods", "services", "persistentvolumeclaims", "secrets",
                 "configmaps", "namespaces").withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
