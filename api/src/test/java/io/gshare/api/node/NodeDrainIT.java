@@ -1,0 +1,303 @@
+package io.gshare.api.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCluster;
+import java.math.BigDecimal;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * Node drains end to end on the dev runtime's parts: real PostgreSQL, the embedded Temporal server, a
+ * simulated cluster attached by the attach workflow and its real cluster-worker process, which cordons
+ * and evicts through the simulated apiserver.
+ */
+class NodeDrainIT extends ApiIntegrationTest {
+
+  static final String SLICE_MODEL = "NVIDIA A100-SXM4-40GB";
+  static final String LOSSLESS_MODEL = "NVIDIA H200";
+  static final String LONE_MODEL = "NVIDIA L40S";
+  static final String REGISTRY = "10.10.0.191:5000/gshare-checkpoints";
+
+  private static SimulatedCluster sim;
+  private static String clusterId;
+  private static String sliceOffering;
+  private static String losslessOffering;
+  private static String loneOffering;
+  private static String image;
+
+  @Autowired ObjectMapper json;
+  @Autowired CreditLedger ledger;
+  private String admin;
+
+  @BeforeEach
+  void oneAttachedCluster() throws Exception {
+    admin = adminToken();
+    if (sim != null) {
+      return;
+    }
+    Map<String, String> criu = Map.of("gshare.io/criu", "ready", "gshare.io/cuda-checkpoint", "ready");
+    SimSeed seed = new SimSeed("v1.36.0", List.of(
+        new SimSeed.NodeSpec("a100-0", "fractional", new SimSeed.GpuSpec(SLICE_MODEL, 1, 40960, 10), Map.of()),
+        new SimSeed.NodeSpec("a100-1", "fractional", new SimSeed.GpuSpec(SLICE_MODEL, 1, 40960, 10), Map.of()),
+        new SimSeed.NodeSpec("h200-0", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 1, 143771, null), criu),
+        new SimSeed.NodeSpec("h200-1", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 1, 143771, null), criu),
+        new SimSeed.NodeSpec("l40s-0", "exclusive", new SimSeed.GpuSpec(LONE_MODEL, 1, 46068, null), Map.of()),
+        new SimSeed.NodeSpec("t4-0", "exclusive", new SimSeed.GpuSpec("NVIDIA T4", 1, 15360, null), Map.of())), null);
+    sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("drain")));
+    String domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
+    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("drain", ".kubeconfig")));
+    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
+        "name", NewTestIds.next("drain").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", domain,
+        "checkpoint_registry", REGISTRY)), admin).body());
+    clusterId = accepted.at("/cluster/id").asText();
+    String operation = accepted.at("/operation/id").asText();
+    await().atMost(Duration.ofSeconds(180)).until(() ->
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    sliceOffering = offering(SLICE_MODEL, "fractional", ",\"gpumem_mib\":10240,\"gpucores_percent\":25");
+    losslessOffering = offering(LOSSLESS_MODEL, "exclusive", ",\"gpu_count\":1");
+    loneOffering = offering(LONE_MODEL, "exclusive", ",\"gpu_count\":1");
+    image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+  }
+
+  private String offering(String model, String mode, String rest) throws Exception {
+    HttpResponse<String> created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+        + model + "\",\"mode\":\"" + mode + "\",\"price_per_hour\":6" + rest + "}", admin);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    return json.readTree(created.body()).get("id").asText();
+  }
+
+  private String session(String offering) throws Exception {
+    String user = newUser("user");
+    ledger.grant(user, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
+    HttpResponse<String> created = post("/api/v1/sessions",
+        "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image + "\"}", tokenFor(user));
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+    String id = json.readTree(created.body()).at("/session/id").asText();
+    awaitState(id, "running");
+    return id;
+  }
+
+  private JsonNode view(String id) throws Exception {
+    return json.readTree(get("/api/v1/sessions/" + id, admin).body());
+  }
+
+  private void awaitState(String id, String state) {
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+        assertThat(view(id).at("/session/state").asText()).as(view(id).toString()).isEqualTo(state));
+  }
+
+  private String nodeOf(String sessionId) {
+    return jdbc.sql("select node_id from sessions where id = :s").param("s", sessionId).query(String.class).single();
+  }
+
+  private String nodeId(String hostname) {
+    return jdbc.sql("select id from nodes where cluster_id = :c and hostname = :h").param("c", clusterId)
+        .param("h", hostname).query(String.class).single();
+  }
+
+  private String hostnameOf(String nodeId) {
+    return jdbc.sql("select hostname from nodes where id = :n").param("n", nodeId).query(String.class).single();
+  }
+
+  private JsonNode drain(String nodeId, String body) throws Exception {
+    HttpResponse<String> started = post("/api/v1/nodes/" + nodeId + "/drain", body, admin);
+    assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
+    return json.readTree(started.body());
+  }
+
+  private JsonNode awaitOperation(String operationId) {
+    JsonNode[] last = new JsonNode[1];
+    await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).body());
+      assertThat(last[0].path("status").asText()).as(last[0].toString()).isIn("completed", "failed");
+    });
+    return last[0];
+  }
+
+  private int liveAllocationsOn(String nodeId) {
+    return jdbc.sql("select count(*) from allocations where node_id = :n and released_at is null").param("n", nodeId)
+        .query(Integer.class).single();
+  }
+
+  private int closedWindows(String sessionId) {
+    return jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is not null")
+        .param("s", sessionId).query(Integer.class).single();
+  }
+
+  private static Pod plainPod(String namespace, String name, String hostname, Map<String, String> labels) {
+    return new PodBuilder().withNewMetadata().withNamespace(namespace).withName(name).withLabels(labels).endMetadata()
+        .withNewSpec().withNodeName(hostname).addNewContainer().withName("main").withImage("registry.example.com/app:1")
+        .endContainer().endSpec().build();
+  }
+
+  @Test
+  void aMigrateDrainMovesEverySessionOffTheNodeAndEvictsAllButDaemonSetPods() throws Exception {
+    String first = session(sliceOffering);
+    String second = session(sliceOffering);
+    String drained = nodeOf(first);
+    assertThat(nodeOf(second)).as("binpack puts both slices on one card").isEqualTo(drained);
+    String host = hostnameOf(drained);
+    String lossless = session(losslessOffering);
+    String losslessNode = nodeOf(lossless);
+    try (KubernetesClient k8s = sim.newClient()) {
+      k8s.pods().resource(plainPod("team-a", "batch-1", host, Map.of("app", "batch"))).create();
+      DaemonSet exporter = k8s.apps().daemonSets().inNamespace("monitoring").resource(new DaemonSetBuilder()
+          .withNewMetadata().withName("node-exporter").withNamespace("monitoring").endMetadata()
+          .withNewSpec().withNewSelector().addToMatchLabels("app", "node-exporter").endSelector()
+          .withNewTemplate().withNewMetadata().addToLabels("app", "node-exporter").endMetadata()
+          .withNewSpec().addNewContainer().withName("exporter").withImage("registry.example.com/node-exporter:1")
+          .endContainer().endSpec().endTemplate().endSpec().build()).create();
+      Pod daemon = plainPod("monitoring", "node-exporter-" + host, host, Map.of("app", "node-exporter"));
+      daemon.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+          .withApiVersion("apps/v1").withKind("DaemonSet").withName("node-exporter")
+          .withUid(exporter.getMetadata().getUid()).withController(true).build()));
+      k8s.pods().resource(daemon).create();
+    }
+    int checkpoints = sim.checkpointsTaken();
+
+    JsonNode started = drain(drained, "{\"reason\":\"disk swap\"}");
+    assertThat(started.at("/operation/id").asText()).isEqualTo("node-drain-" + drained);
+    JsonNode slicesMoved = awaitOperation("node-drain-" + drained);
+    JsonNode losslessMoved = awaitOperation(drain(losslessNode, "{\"mode\":\"migrate\"}").at("/operation/id").asText());
+
+    assertThat(slicesMoved.path("status").asText()).as(slicesMoved.toString()).isEqualTo("completed");
+    assertThat(losslessMoved.path("status").asText()).as(losslessMoved.toString()).isEqualTo("completed");
+    assertThat(slicesMoved.toString()).contains("cold").contains("1 pod(s) evicted (team-a/batch-1)")
+        .contains("1 DaemonSet pod(s) stay");
+    assertThat(losslessMoved.toString()).contains("lossless");
+    assertThat(sim.checkpointsTaken()).isEqualTo(checkpoints + 1);
+    for (String session : List.of(first, second, lossless)) {
+      JsonNode now = view(session);
+      assertThat(now.at("/session/state").asText()).isEqualTo("running");
+      assertThat(nodeOf(session)).isNotIn(drained, losslessNode);
+      // Billing settled once, at the pause; the run elsewhere has its own open window.
+      assertThat(closedWindows(session)).isEqualTo(1);
+      assertThat(jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is null")
+          .param("s", session).query(Integer.class).single()).isEqualTo(1);
+    }
+    assertThat(liveAllocationsOn(drained)).isZero();
+    assertThat(liveAllocationsOn(losslessNode)).isZero();
+    try (KubernetesClient k8s = sim.newClient()) {
+      assertThat(k8s.nodes().withName(host).get().getSpec().getUnschedulable()).isTrue();
+      assertThat(k8s.pods().inNamespace("team-a").withName("batch-1").get()).as("evicted").isNull();
+      assertThat(k8s.pods().inNamespace("monitoring").withName("node-exporter-" + host).get()).as("DaemonSet pods stay")
+          .isNotNull();
+    }
+    JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body());
+    assertThat(nodes.toString()).contains("\"drain_state\":\"drained\"");
+    // A new session never lands on the drained node.
+    assertThat(nodeOf(session(sliceOffering))).isNotEqualTo(drained);
+
+    HttpResponse<String> uncordoned = post("/api/v1/nodes/" + drained + "/uncordon", null, admin);
+    assertThat(uncordoned.statusCode()).as(uncordoned.body()).isEqualTo(202);
+    assertThat(awaitOperation("node-uncordon-" + drained).path("status").asText()).isEqualTo("completed");
+    try (KubernetesClient k8s = sim.newClient()) {
+      assertThat(k8s.nodes().withName(host).get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+    }
+    assertThat(jdbc.sql("select drain_state from nodes where id = :n").param("n", drained).query(String.class)
+        .optional()).isEmpty();
+  }
+
+  @Test
+  void withNoCapacityElsewhereASessionStaysPausedAndSaysWhy() throws Exception {
+    String lone = session(loneOffering);
+    String node = nodeOf(lone);
+
+    JsonNode done = awaitOperation(drain(node, "{\"reason\":\"fan failure\"}").at("/operation/id").asText());
+
+    assertThat(done.path("status").asText()).as(done.toString()).isEqualTo("completed");
+    JsonNode paused = view(lone);
+    assertThat(paused.at("/session/state").asText()).isEqualTo("paused");
+    assertThat(paused.toString()).contains("is being drained (fan failure) and it could not move to another node");
+    assertThat(liveAllocationsOn(node)).isZero();
+    assertThat(closedWindows(lone)).isEqualTo(1);
+    assertThat(post("/api/v1/nodes/" + node + "/uncordon", null, admin).statusCode()).isEqualTo(202);
+    awaitOperation("node-uncordon-" + node);
+  }
+
+  @Test
+  void aPodDisruptionBudgetThatKeepsRefusingFailsTheDrainAtItsDeadlineAndTheNodeStaysCordoned() throws Exception {
+    String node = nodeId("t4-0");
+    try (KubernetesClient k8s = sim.newClient()) {
+      k8s.pods().resource(plainPod("team-b", "db-0", "t4-0", Map.of("app", "db"))).create();
+      k8s.policy().v1().podDisruptionBudget().inNamespace("team-b").resource(new PodDisruptionBudgetBuilder()
+          .withNewMetadata().withName("db").withNamespace("team-b").endMetadata()
+          .withNewSpec().withMinAvailable(new IntOrString(1)).withNewSelector().addToMatchLabels("app", "db").endSelector()
+          .endSpec().build()).create();
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> {
+      try (KubernetesClient k8s = sim.newClient()) {
+        Pod pod = k8s.pods().inNamespace("team-b").withName("db-0").get();
+        return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+      }
+    });
+
+    String operation = drain(node, "{\"deadline_seconds\":30}").at("/operation/id").asText();
+    HttpResponse<String> again = post("/api/v1/nodes/" + node + "/drain", null, admin);
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
+    assertThat(again.body()).contains("operation_in_progress").contains(operation);
+    JsonNode failed = awaitOperation(operation);
+
+    assertThat(failed.path("status").asText()).isEqualTo("failed");
+    assertThat(failed.path("error").asText()).contains("team-b/db-0").contains("PodDisruptionBudget")
+        .contains("stays cordoned");
+    try (KubernetesClient k8s = sim.newClient()) {
+      assertThat(k8s.pods().inNamespace("team-b").withName("db-0").get()).isNotNull();
+      assertThat(k8s.nodes().withName("t4-0").get().getSpec().getUnschedulable()).isTrue();
+    }
+    assertThat(post("/api/v1/nodes/" + node + "/uncordon", null, admin).statusCode()).isEqualTo(202);
+    awaitOperation("node-uncordon-" + node);
+  }
+
+  @Test
+  void aPodEvictedBehindGsharesBackPausesItsSessionColdAndStopsItsBilling() throws Exception {
+    String id = session(sliceOffering);
+    try (KubernetesClient k8s = sim.newClient()) {
+      Pod pod = k8s.pods().inNamespace("gshare-sessions").withLabel("gshare.io/session-id", id).list().getItems().get(0);
+      // What `kubectl drain` does to each pod on the node.
+      assertThat(k8s.pods().inNamespace("gshare-sessions").withName(pod.getMetadata().getName()).evict()).isTrue();
+    }
+
+    awaitState(id, "paused");
+    JsonNode paused = view(id);
+    assertThat(paused.at("/session/pause_kind").asText()).isEqualTo("cold");
+    assertThat(closedWindows(id)).isEqualTo(1);
+    assertThat(jdbc.sql("select count(*) from allocations where session_id = :s and released_at is null").param("s", id)
+        .query(Integer.class).single()).isZero();
+  }
+
+  @Test
+  void badDrainsAreRefusedAndChangeNothing() throws Exception {
+    String node = nodeId("a100-1");
+    HttpResponse<String> badMode = post("/api/v1/nodes/" + node + "/drain", "{\"mode\":\"evaporate\"}", admin);
+    assertThat(badMode.statusCode()).isEqualTo(422);
+    assertThat(badMode.body()).contains("migrate, pause, terminate");
+    assertThat(post("/api/v1/nodes/" + node + "/drain", "{\"deadline_seconds\":1}", admin).statusCode()).isEqualTo(422);
+    assertThat(post("/api/v1/nodes/nod_missing/drain", null, admin).statusCode()).isEqualTo(404);
+    assertThat(post("/api/v1/nodes/" + node + "/drain", null, tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
+    assertThat(jdbc.sql("select drain_state from nodes where id = :n").param("n", node).query(String.class).optional())
+        .isEmpty();
+  }
+}
