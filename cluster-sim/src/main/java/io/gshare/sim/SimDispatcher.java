@@ -11,8 +11,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery)
- * and the simulator's own control API under {@code /sim/v1}, and hands everything else to the mock.
+ * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery,
+ * strategic merge patch, server-side apply) and the simulator's own control API under {@code /sim/v1},
+ * and hands everything else to the mock.
  */
 final class SimDispatcher extends Dispatcher {
 
@@ -31,6 +32,7 @@ final class SimDispatcher extends Dispatcher {
   private final SimulatedCluster cluster;
   private final TableView tables;
   private final ServerSideApply serverSideApply;
+  private final StrategicMergePatch strategicMergePatch;
 
   SimDispatcher(
       Dispatcher crud, KubernetesSerialization json, String gitVersion, Supplier<String> serverAddress,
@@ -42,6 +44,7 @@ final class SimDispatcher extends Dispatcher {
     this.cluster = cluster;
     this.tables = new TableView(json);
     this.serverSideApply = new ServerSideApply(crud);
+    this.strategicMergePatch = new StrategicMergePatch(crud);
   }
 
   @Override
@@ -88,7 +91,10 @@ final class SimDispatcher extends Dispatcher {
       if (ServerSideApply.isApply(request)) {
         return serverSideApply.apply(request, bare);
       }
-      MockResponse answer = crud.dispatch(request);
+      if (StrategicMergePatch.isStrategicMergePatch(request)) {
+        return saysJson(strategicMergePatch.apply(request, bare));
+      }
+      MockResponse answer = saysJson(crud.dispatch(request));
       if (get && answer.code() == 200 && TableView.wantsTable(request.getHeader("Accept")) && TableView.renders(bare)) {
         String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
         return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
@@ -134,6 +140,18 @@ final class SimDispatcher extends Dispatcher {
       return status(200, "OK", "pod " + pod.group(1) + "/" + pod.group(2) + " will fail");
     }
     return status(404, "NotFound", "no such simulator control endpoint: " + path);
+  }
+
+  /**
+   * The mock answers without a Content-Type; kubectl's typed clients (cordon, drain) ask for protobuf
+   * first and, without one, would read the JSON as protobuf.
+   */
+  private static MockResponse saysJson(MockResponse answer) {
+    if (answer.getWebSocketListener() == null && answer.header("Content-Type") == null && answer.getBody() != null
+        && answer.getBody().size() > 0) {
+      answer.setHeader("Content-Type", "application/json");
+    }
+    return answer;
   }
 
   /** The mock answers every list as kind "List"; a real apiserver names the type ("NodeList"). */
