@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery,
- * strategic merge patch, server-side apply) and the simulator's own control API under {@code /sim/v1},
- * and hands everything else to the mock.
+ * strategic merge patch, server-side apply, pod lists by {@code spec.nodeName}) and the simulator's own
+ * control API under {@code /sim/v1}, and hands everything else to the mock.
  */
 final class SimDispatcher extends Dispatcher {
 
@@ -94,7 +94,9 @@ final class SimDispatcher extends Dispatcher {
       if (StrategicMergePatch.isStrategicMergePatch(request)) {
         return saysJson(strategicMergePatch.apply(request, bare));
       }
-      MockResponse answer = saysJson(crud.dispatch(request));
+      NodeNameFieldSelector byNode = NodeNameFieldSelector.of(request);
+      MockResponse answer =
+          saysJson(byNode == null ? crud.dispatch(request) : byNode.filter(crud.dispatch(byNode.forward(request))));
       if (get && answer.code() == 200 && TableView.wantsTable(request.getHeader("Accept")) && TableView.renders(bare)) {
         String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
         return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
