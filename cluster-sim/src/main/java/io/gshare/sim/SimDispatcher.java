@@ -11,9 +11,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery,
- * strategic merge patch, server-side apply, pod lists by {@code spec.nodeName}) and the simulator's own
- * control API under {@code /sim/v1}, and hands everything else to the mock.
+ * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery, the
+ * eviction subresource, strategic merge patch, server-side apply, pod lists by {@code spec.nodeName})
+ * and the simulator's own control API under {@code /sim/v1}, and hands everything else to the mock.
  */
 final class SimDispatcher extends Dispatcher {
 
@@ -33,6 +33,7 @@ final class SimDispatcher extends Dispatcher {
   private final TableView tables;
   private final ServerSideApply serverSideApply;
   private final StrategicMergePatch strategicMergePatch;
+  private final PodEviction evictions;
 
   SimDispatcher(
       Dispatcher crud, KubernetesSerialization json, String gitVersion, Supplier<String> serverAddress,
@@ -45,6 +46,7 @@ final class SimDispatcher extends Dispatcher {
     this.tables = new TableView(json);
     this.serverSideApply = new ServerSideApply(crud);
     this.strategicMergePatch = new StrategicMergePatch(crud);
+    this.evictions = new PodEviction(new ObjectStore(crud, json));
   }
 
   @Override
@@ -63,6 +65,13 @@ final class SimDispatcher extends Dispatcher {
             .map(archive -> ok(Map.of("items", java.util.List.of(archive))))
             .orElseGet(() -> status(500, "InternalError",
                 "checkpointing is not supported on this node (CRIU and cuda-checkpoint are not ready)"));
+      }
+      Matcher eviction = PodEviction.PATH.matcher(bare);
+      if (eviction.matches()) {
+        return request.method() == HttpMethod.POST
+            ? evictions.evict(eviction.group(1), eviction.group(2), query < 0 ? "" : path.substring(query + 1),
+                request.getUtf8Body())
+            : status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
       }
       if (get) {
         switch (bare) {
