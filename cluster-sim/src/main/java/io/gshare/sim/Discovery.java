@@ -30,6 +30,10 @@ final class Discovery {
     core("Namespace", "namespaces", false, "ns");
     core("Node", "nodes", false, "no");
     core("Pod", "pods", true, "po");
+    // The eviction subresource (PodEviction); kubectl drain looks for it here, with its group and version,
+    // before it evicts rather than deletes.
+    resources.get("v1").add(new APIResourceBuilder().withName("pods/eviction").withSingularName("")
+        .withNamespaced(true).withGroup("policy").withVersion("v1").withKind("Eviction").withVerbs("create").build());
     core("Service", "services", true, "svc");
     core("Endpoints", "endpoints", true, "ep");
     core("ConfigMap", "configmaps", true, "cm");

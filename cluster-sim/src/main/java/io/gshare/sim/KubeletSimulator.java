@@ -26,15 +26,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Plays the kubelets (and the scheduler's binding step) of every simulated node. Each tick it:
- * binds pending pods that name their node through {@code nodeName} or a {@code kubernetes.io/hostname}
- * selector; moves bound pods to Running with a pod IP once {@code startDelay} has passed (batch
- * pods — restartPolicy Never with a command — to Succeeded; any pod to Failed when told to); marks pods on a dropped node not ready; and deletes pods whose node is gone,
- * as the pod garbage collector does.
+ * Plays the kubelets (and the scheduler's binding step) of every simulated node. Each tick it: binds
+ * pending pods that name their node through {@code nodeName} or a {@code kubernetes.io/hostname}
+ * selector (a selector binds only to a node that is not cordoned); moves bound pods to Running with a
+ * pod IP once {@code startDelay} has passed (batch pods — restartPolicy Never with a command — to
+ * Succeeded; any pod to Failed when told to); marks pods on a dropped node not ready; and deletes pods
+ * whose node is gone, as the pod garbage collector does. Pods on a cordoned node are left running:
+ * cordon is about scheduling only.
  */
 final class KubeletSimulator {
 
   private static final Logger log = LoggerFactory.getLogger(KubeletSimulator.class);
+  private static final String UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable";
+  /** The scheduler's words for a pod whose only candidate node is cordoned. */
+  static final String CORDONED = "0/1 nodes are available: 1 node(s) were unschedulable.";
 
   private final ObjectStore store;
   private final Clock clock;
@@ -127,13 +132,14 @@ final class KubeletSimulator {
     }
     if (nodeName == null || nodeName.isEmpty()) {
       String wanted = pod.getSpec().getNodeSelector() == null ? null : pod.getSpec().getNodeSelector().get(LabelKeys.HOSTNAME);
-      if (wanted != null && nodes.containsKey(wanted) && !droppedNodes.contains(wanted)) {
+      boolean cordoned = wanted != null && nodes.containsKey(wanted) && !schedulable(nodes.get(wanted), pod);
+      if (wanted != null && nodes.containsKey(wanted) && !droppedNodes.contains(wanted) && !cordoned) {
         store.mergePatch(podPath, "{\"spec\":{\"nodeName\":\"" + wanted + "\"}}");
         boundAt.put(key, now);
-      } else if (phase == null) {
+      } else if (phase == null || cordoned && !unschedulableBecauseCordoned(pod)) {
         writeStatus(podPath, pod, new PodStatusBuilder().withPhase("Pending")
-            .withConditions(condition("PodScheduled", "False", "Unschedulable",
-                "the simulator binds only pods that name their node (nodeName or kubernetes.io/hostname)", now))
+            .withConditions(condition("PodScheduled", "False", "Unschedulable", cordoned ? CORDONED
+                : "the simulator binds only pods that name their node (nodeName or kubernetes.io/hostname)", now))
             .build());
       }
       return;
@@ -172,6 +178,26 @@ final class KubeletSimulator {
         writeStatus(podPath, pod, status);
       }
     }
+  }
+
+  /**
+   * Cordon ({@code spec.unschedulable}) keeps the scheduler's binding step off the node, unless the pod
+   * tolerates {@code node.kubernetes.io/unschedulable:NoSchedule}. Pods already bound, and pods that name
+   * their node in {@code nodeName} (they bypass the scheduler), run on a cordoned node as before.
+   */
+  private static boolean schedulable(Node node, Pod pod) {
+    if (node.getSpec() == null || !Boolean.TRUE.equals(node.getSpec().getUnschedulable())) {
+      return true;
+    }
+    return pod.getSpec().getTolerations() != null && pod.getSpec().getTolerations().stream().anyMatch(t ->
+        (t.getEffect() == null || t.getEffect().isEmpty() || "NoSchedule".equals(t.getEffect()))
+            && ("Exists".equals(t.getOperator()) && (t.getKey() == null || t.getKey().isEmpty())
+                || UNSCHEDULABLE_TAINT.equals(t.getKey())));
+  }
+
+  private static boolean unschedulableBecauseCordoned(Pod pod) {
+    return pod.getStatus() != null && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream().anyMatch(c -> CORDONED.equals(c.getMessage()));
   }
 
   private void writeStatus(String podPath, Pod pod, PodStatus status) {

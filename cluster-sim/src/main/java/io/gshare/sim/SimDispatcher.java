@@ -11,7 +11,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery)
+ * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery, the
+ * eviction subresource, strategic merge patch, server-side apply, pod lists by {@code spec.nodeName})
  * and the simulator's own control API under {@code /sim/v1}, and hands everything else to the mock.
  */
 final class SimDispatcher extends Dispatcher {
@@ -31,6 +32,8 @@ final class SimDispatcher extends Dispatcher {
   private final SimulatedCluster cluster;
   private final TableView tables;
   private final ServerSideApply serverSideApply;
+  private final StrategicMergePatch strategicMergePatch;
+  private final PodEviction evictions;
 
   SimDispatcher(
       Dispatcher crud, KubernetesSerialization json, String gitVersion, Supplier<String> serverAddress,
@@ -42,6 +45,8 @@ final class SimDispatcher extends Dispatcher {
     this.cluster = cluster;
     this.tables = new TableView(json);
     this.serverSideApply = new ServerSideApply(crud);
+    this.strategicMergePatch = new StrategicMergePatch(crud);
+    this.evictions = new PodEviction(new ObjectStore(crud, json));
   }
 
   @Override
@@ -60,6 +65,13 @@ final class SimDispatcher extends Dispatcher {
             .map(archive -> ok(Map.of("items", java.util.List.of(archive))))
             .orElseGet(() -> status(500, "InternalError",
                 "checkpointing is not supported on this node (CRIU and cuda-checkpoint are not ready)"));
+      }
+      Matcher eviction = PodEviction.PATH.matcher(bare);
+      if (eviction.matches()) {
+        return request.method() == HttpMethod.POST
+            ? evictions.evict(eviction.group(1), eviction.group(2), query < 0 ? "" : path.substring(query + 1),
+                request.getUtf8Body())
+            : status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
       }
       if (get) {
         switch (bare) {
@@ -88,7 +100,12 @@ final class SimDispatcher extends Dispatcher {
       if (ServerSideApply.isApply(request)) {
         return serverSideApply.apply(request, bare);
       }
-      MockResponse answer = crud.dispatch(request);
+      if (StrategicMergePatch.isStrategicMergePatch(request)) {
+        return saysJson(strategicMergePatch.apply(request, bare));
+      }
+      NodeNameFieldSelector byNode = NodeNameFieldSelector.of(request);
+      MockResponse answer =
+          saysJson(byNode == null ? crud.dispatch(request) : byNode.filter(crud.dispatch(byNode.forward(request))));
       if (get && answer.code() == 200 && TableView.wantsTable(request.getHeader("Accept")) && TableView.renders(bare)) {
         String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
         return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
@@ -134,6 +151,18 @@ final class SimDispatcher extends Dispatcher {
       return status(200, "OK", "pod " + pod.group(1) + "/" + pod.group(2) + " will fail");
     }
     return status(404, "NotFound", "no such simulator control endpoint: " + path);
+  }
+
+  /**
+   * The mock answers without a Content-Type; kubectl's typed clients (cordon, drain) ask for protobuf
+   * first and, without one, would read the JSON as protobuf.
+   */
+  private static MockResponse saysJson(MockResponse answer) {
+    if (answer.getWebSocketListener() == null && answer.header("Content-Type") == null && answer.getBody() != null
+        && answer.getBody().size() > 0) {
+      answer.setHeader("Content-Type", "application/json");
+    }
+    return answer;
   }
 
   /** The mock answers every list as kind "List"; a real apiserver names the type ("NodeList"). */

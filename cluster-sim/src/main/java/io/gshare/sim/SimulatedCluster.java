@@ -40,10 +40,12 @@ import org.slf4j.LoggerFactory;
  * checks for, and a kubelet simulator that runs the pods bound to its nodes. Everything it creates is
  * labelled {@value SimLabels#SIMULATED}.
  *
- * <p>Known gaps of the stand-in, which production code must not be bent around: no server-side apply
- * or strategic merge patch, JSON merge patch appends to arrays, no set-based label selectors, field
- * selectors only on name and namespace, no eviction, no HTTP streaming watch (websocket watch works),
- * no admission, no RBAC enforcement, deletion is immediate.
+ * <p>Known gaps of the stand-in, which production code must not be bent around: server-side apply
+ * without field ownership ({@link ServerSideApply}), strategic merge patch applied as a JSON merge patch
+ * ({@link StrategicMergePatch}), JSON merge patch appends to arrays, no set-based label selectors in
+ * queries, field selectors only on name, namespace and a pod list's {@code spec.nodeName}, eviction with
+ * budgets computed at each eviction ({@link PodEviction}), no HTTP streaming watch (websocket watch
+ * works), no admission, no RBAC enforcement, deletion is immediate.
  */
 public final class SimulatedCluster implements AutoCloseable {
 
