@@ -30,6 +30,11 @@ import java.util.Map;
 final class StrategicMergePatch {
 
   static final String CONTENT_TYPE = "application/strategic-merge-patch+json";
+  /**
+   * A JSON merge patch (RFC 7386) is applied here too: the fabric8 mock's own stores {@code null} as a
+   * value instead of removing the key, which is not what an apiserver does.
+   */
+  static final String MERGE_PATCH = "application/merge-patch+json";
   private static final int ATTEMPTS = 5;
 
   private final Dispatcher crud;
@@ -41,7 +46,7 @@ final class StrategicMergePatch {
 
   static boolean isStrategicMergePatch(RecordedRequest request) {
     String type = request.getHeader("Content-Type");
-    return request.method() == HttpMethod.PATCH && type != null && type.startsWith(CONTENT_TYPE);
+    return request.method() == HttpMethod.PATCH && type != null && (type.startsWith(CONTENT_TYPE) || type.startsWith(MERGE_PATCH));
   }
 
   MockResponse apply(RecordedRequest request, String path) throws Exception {

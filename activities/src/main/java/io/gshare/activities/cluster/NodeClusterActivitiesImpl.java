@@ -26,11 +26,19 @@ public class NodeClusterActivitiesImpl implements NodeClusterActivities {
   private static final Logger log = LoggerFactory.getLogger(NodeClusterActivitiesImpl.class);
 
   private final KubernetesClient client;
+  /**
+   * The same connection without fabric8's own retry of a 429 (about 20 s of backoff per call): a refused
+   * eviction comes back at once, and this activity retries on its own schedule, heartbeating.
+   */
+  private final KubernetesClient evictions;
   private final Duration retryEvery;
 
   /** @param retryEvery the pause between eviction passes while pods remain (refused, or still terminating) */
   public NodeClusterActivitiesImpl(KubernetesClient client, Duration retryEvery) {
     this.client = client;
+    this.evictions = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+        .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
+        .build();
     this.retryEvery = retryEvery;
   }
 
@@ -63,7 +71,7 @@ public class NodeClusterActivitiesImpl implements NodeClusterActivities {
           left.put(name, "still terminating");
           continue;
         }
-        if (client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).evict()) {
+        if (evictions.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).evict()) {
           evicted.add(name);
           left.put(name, "evicted, terminating");
         } else {
