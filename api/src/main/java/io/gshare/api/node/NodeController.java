@@ -28,14 +28,17 @@ class NodeController {
   record GpuList(List<NodeQueries.GpuLocation> items) {}
 
   @GetMapping("/api/v1/nodes")
-  @Operation(summary = "Nodes and their GPUs as the cluster-workers report them (admins); offline after the stale time")
+  @Operation(summary = "Nodes and their GPUs as the cluster-workers report them (admins); offline after the stale time; "
+      + "include_removed=true adds the nodes gone from their cluster's report (offline, with removed_at) until they are deleted")
   @AdminOnly
   NodeList list(Caller.User caller,
       @RequestParam(name = "cluster_id", required = false) String clusterId,
       @RequestParam(name = "pool_id", required = false) String poolId,
       @RequestParam(required = false) String liveness,
-      @RequestParam(name = "gpu_mode", required = false) String gpuMode) {
-    return new NodeList(nodes.list(new NodeQueries.Filter(clusterId, poolId, liveness, gpuMode), properties.staleAfter()));
+      @RequestParam(name = "gpu_mode", required = false) String gpuMode,
+      @RequestParam(name = "include_removed", defaultValue = "false") boolean includeRemoved) {
+    return new NodeList(nodes.list(new NodeQueries.Filter(clusterId, poolId, liveness, gpuMode, includeRemoved),
+        properties.staleAfter()));
   }
 
   @GetMapping("/api/v1/gpus")

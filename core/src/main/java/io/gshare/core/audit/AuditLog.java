@@ -3,6 +3,7 @@ package io.gshare.core.audit;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -65,6 +66,29 @@ public class AuditLog {
         values ('system', :action, :kind, :id, 'failure', :reason)
         """)
         .param("action", action).param("kind", objectKind).param("id", objectId).param("reason", reason)
+        .update();
+  }
+
+  /**
+   * A change an admin made (e.g. {@code node.deleted}), with what it concerned as {@code details}. Written in
+   * the caller's transaction, so the event commits with the change or not at all.
+   */
+  public void changed(String actor, String action, String objectKind, String objectId, String reason,
+      Map<String, String> details) {
+    String[] keys = new String[details.size()];
+    String[] values = new String[details.size()];
+    int i = 0;
+    for (Map.Entry<String, String> detail : details.entrySet()) {
+      keys[i] = detail.getKey();
+      values[i++] = detail.getValue();
+    }
+    jdbc.sql("""
+        insert into audit_events (actor, action, object_kind, object_id, outcome, reason, details)
+        values (:actor, :action, :kind, :id, 'success', :reason, jsonb_object(:keys, :values))
+        """)
+        .param("actor", actor).param("action", action).param("kind", objectKind).param("id", objectId)
+        .param("reason", reason)
+        .param("keys", keys).param("values", values)
         .update();
   }
 

@@ -20,6 +20,7 @@ public enum ProblemCode {
   INSUFFICIENT_CREDITS(402, "Insufficient credits"),
   QUOTA_EXCEEDED(409, "Quota exceeded"),
   NODE_BUSY(409, "Node busy"),
+  NODE_LIVE(409, "Node still reported"),
   VOLUME_IN_USE(409, "Volume in use"),
   OPERATION_IN_PROGRESS(409, "Operation in progress"),
   PAYLOAD_TOO_LARGE(413, "Payload too large"),

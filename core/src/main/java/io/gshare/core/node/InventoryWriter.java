@@ -3,6 +3,7 @@ package io.gshare.core.node;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.core.support.AdvisoryLocks;
 import io.gshare.core.support.NewIds;
 import io.gshare.contract.internal.InventoryReport;
 import io.gshare.workflows.kube.LabelKeys;
@@ -59,6 +60,9 @@ public class InventoryWriter {
   }
 
   public Applied apply(String clusterId, InventoryReport report) {
+    // Before reading: a node removal of this cluster in flight either commits first, and its hostname is
+    // then registered anew, or waits for this report and then sees the node reported (NodeRemoval).
+    AdvisoryLocks.inventory(jdbc, clusterId);
     Map<String, StoredNode> stored = new HashMap<>();
     jdbc.sql("""
         select id, hostname, liveness, gpu_mode, schedulable, lossless_pause, labels, capacity, removed_at

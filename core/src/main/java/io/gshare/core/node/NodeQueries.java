@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -28,19 +29,40 @@ public class NodeQueries {
       boolean healthy, boolean cordoned) {}
 
   /**
+   * @param lastSeenAt the last report naming the node (for a removed node, about when it left the report)
+   * @param removedAt when the node left its cluster's report; null while it is reported
    * @param drainState {@code draining} or {@code drained} while a drain holds the node out of placement
    *     (POST /api/v1/nodes/{id}/uncordon clears it); null otherwise
    */
   public record Node(String id, String clusterId, String hostname, String liveness, String gpuMode, String poolId,
       boolean schedulable, boolean losslessPause, Map<String, String> labels, Map<String, String> capacity,
-      Instant lastSeenAt, String drainState, String drainReason, List<Gpu> gpus) {}
+      Instant lastSeenAt, Instant removedAt, String drainState, String drainReason, List<Gpu> gpus) {}
 
   /** A GPU with where it is. */
   public record GpuLocation(String uuid, int index, String model, long memoryMib, int coresPercent, int splitCount,
       boolean healthy, boolean cordoned, String nodeId, String hostname, String clusterId) {}
 
-  /** Filters of the inventory view; null means any. */
-  public record Filter(String clusterId, String poolId, String liveness, String gpuMode) {}
+  /**
+   * Filters of the inventory view; null means any.
+   *
+   * @param includeRemoved also nodes gone from their cluster's report (offline, until an admin deletes them)
+   */
+  public record Filter(String clusterId, String poolId, String liveness, String gpuMode, boolean includeRemoved) {
+
+    public Filter(String clusterId, String poolId, String liveness, String gpuMode) {
+      this(clusterId, poolId, liveness, gpuMode, false);
+    }
+  }
+
+  /**
+   * A node's liveness as the API shows it, over {@code nodes n join clusters c} with the parameter
+   * {@code :stale} (seconds): {@code offline} once the node has left its cluster's report or the cluster's
+   * reports have stopped for the stale time, else what the last report said ({@code ready}, {@code not_ready}).
+   */
+  static final String EFFECTIVE_LIVENESS = """
+      case when n.removed_at is not null or c.inventory_at is null
+                or c.inventory_at < now() - make_interval(secs => :stale)
+           then 'offline' else n.liveness end""";
 
   private final JdbcClient jdbc;
   private final ObjectMapper json;
@@ -53,12 +75,13 @@ public class NodeQueries {
   public List<Node> list(Filter filter, Duration staleAfter) {
     StringBuilder sql = new StringBuilder("""
         select * from (
-          select n.*, c.inventory_at as reported_at,
-                 case when c.inventory_at is null or c.inventory_at < now() - make_interval(secs => :stale)
-                      then 'offline' else n.liveness end as effective_liveness
-            from nodes n join clusters c on c.id = n.cluster_id where n.removed_at is null) v where true""");
+          select n.*, coalesce(n.removed_at, c.inventory_at) as reported_at,
+                 %s as effective_liveness
+            from nodes n join clusters c on c.id = n.cluster_id
+           where n.removed_at is null or :include_removed) v where true""".formatted(EFFECTIVE_LIVENESS));
     Map<String, Object> params = new HashMap<>();
     params.put("stale", staleAfter.toSeconds());
+    params.put("include_removed", filter.includeRemoved());
     where(sql, params, "cluster_id", filter.clusterId());
     where(sql, params, "pool_id", filter.poolId());
     where(sql, params, "effective_liveness", filter.liveness());
@@ -68,7 +91,8 @@ public class NodeQueries {
         rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"),
         rs.getString("pool_id"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
         labels(rs.getString("labels")), labels(rs.getString("capacity")), instant(rs.getTimestamp("reported_at")),
-        rs.getString("drain_state"), rs.getString("drain_reason"), List.of())).list();
+        instant(rs.getTimestamp("removed_at")), rs.getString("drain_state"), rs.getString("drain_reason"),
+        List.of())).list();
     if (nodes.isEmpty()) {
       return nodes;
     }
@@ -78,7 +102,8 @@ public class NodeQueries {
         .query((rs, n) -> gpus.computeIfAbsent(rs.getString("node_id"), k -> new ArrayList<>()).add(gpu(rs)))
         .list();
     return nodes.stream().map(n -> new Node(n.id(), n.clusterId(), n.hostname(), n.liveness(), n.gpuMode(), n.poolId(),
-        n.schedulable(), n.losslessPause(), n.labels(), n.capacity(), n.lastSeenAt(), n.drainState(), n.drainReason(),
+        n.schedulable(), n.losslessPause(), n.labels(), n.capacity(), n.lastSeenAt(), n.removedAt(), n.drainState(),
+        n.drainReason(),
         gpus.getOrDefault(n.id(), List.of()))).toList();
   }
 
@@ -93,10 +118,20 @@ public class NodeQueries {
     where(sql, params, "node_id", nodeId);
     where(sql, params, "cluster_id", clusterId);
     sql.append(" order by cluster_id, hostname, device_index");
-    return jdbc.sql(sql.toString()).params(params).query((rs, n) -> new GpuLocation(rs.getString("uuid"),
-        rs.getInt("device_index"), rs.getString("model"), rs.getLong("memory_mib"), rs.getInt("cores_percent"),
-        rs.getInt("split_count"), rs.getBoolean("healthy"), rs.getBoolean("cordoned"), rs.getString("node_id"),
-        rs.getString("hostname"), rs.getString("cluster_id"))).list();
+    return jdbc.sql(sql.toString()).params(params).query(NodeQueries::gpuLocation).list();
+  }
+
+  private static GpuLocation gpuLocation(ResultSet rs, int row) throws SQLException {
+    return new GpuLocation(rs.getString("uuid"), rs.getInt("device_index"), rs.getString("model"),
+        rs.getLong("memory_mib"), rs.getInt("cores_percent"), rs.getInt("split_count"), rs.getBoolean("healthy"),
+        rs.getBoolean("cordoned"), rs.getString("node_id"), rs.getString("hostname"), rs.getString("cluster_id"));
+  }
+
+  /** One GPU with where it is, whether or not its node is still in its cluster's report. */
+  public Optional<GpuLocation> gpu(String uuid) {
+    return jdbc.sql("""
+        select g.*, n.hostname, n.cluster_id from gpu_devices g join nodes n on n.id = g.node_id where g.uuid = :uuid
+        """).param("uuid", uuid).query(NodeQueries::gpuLocation).optional();
   }
 
   private static void where(StringBuilder sql, Map<String, Object> params, String column, String value) {

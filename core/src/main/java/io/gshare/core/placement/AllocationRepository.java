@@ -1,5 +1,6 @@
 package io.gshare.core.placement;
 
+import io.gshare.core.support.AdvisoryLocks;
 import io.gshare.core.support.NewIds;
 import io.gshare.workflows.session.GpuPlacement;
 import java.time.Duration;
@@ -54,8 +55,7 @@ public class AllocationRepository {
 
   /** Serializes placements of one GPU model until the transaction ends; other models do not wait. */
   public void lockModel(String gpuModel) {
-    jdbc.sql("select pg_advisory_xact_lock(hashtext(:key))").param("key", "gshare-placement:" + gpuModel)
-        .query((rs, n) -> 1).list();
+    AdvisoryLocks.placement(jdbc, gpuModel);
   }
 
   /** One row per GPU of the placement. */
