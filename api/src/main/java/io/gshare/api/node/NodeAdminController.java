@@ -25,7 +25,10 @@ class NodeAdminController {
   private final NodeRemoval removal;
   private final GpuCordon cordon;
 
-  NodeAdminController(NodeRemoval removal, GpuCordon cordon) {
+  private final NodeDrainService nodes;
+
+  NodeAdminController(NodeRemoval removal, GpuCordon cordon, NodeDrainService nodes) {
+    this.nodes = nodes;
     this.removal = removal;
     this.cordon = cordon;
   }
@@ -43,13 +46,22 @@ class NodeAdminController {
   @Operation(summary = "Cordon a GPU card (admins): placement skips it, sessions on it keep running; idempotent")
   @AdminOnly
   NodeQueries.GpuLocation cordon(Caller.User caller, @PathVariable String uuid) {
-    return cordon.set(uuid, true, caller.actor()).gpu();
+    return withHamiAnnotation(cordon.set(uuid, true, caller.actor()));
   }
 
   @PostMapping("/api/v1/gpus/{uuid}/uncordon")
   @Operation(summary = "Uncordon a GPU card (admins): placement may use it again; idempotent")
   @AdminOnly
   NodeQueries.GpuLocation uncordon(Caller.User caller, @PathVariable String uuid) {
-    return cordon.set(uuid, false, caller.actor()).gpu();
+    return withHamiAnnotation(cordon.set(uuid, false, caller.actor()));
+  }
+
+  /**
+   * HAMi 2.10+ reads the node's {@code hami.io/device-cordon}: the node's whole cordoned set is written
+   * through its cluster's worker (a workflow), also when nothing changed here, so a lost write converges.
+   */
+  private NodeQueries.GpuLocation withHamiAnnotation(GpuCordon.Cordoned cordoned) {
+    nodes.syncDeviceCordon(cordoned.gpu().nodeId());
+    return cordoned.gpu();
   }
 }

@@ -300,4 +300,24 @@ class NodeDrainIT extends ApiIntegrationTest {
     assertThat(jdbc.sql("select drain_state from nodes where id = :n").param("n", node).query(String.class).optional())
         .isEmpty();
   }
+
+  @Test
+  void aCordonedGpuIsWrittenToHamisDeviceCordonAnnotation() throws Exception {
+    String gpu = jdbc.sql("select uuid from gpu_devices where node_id = :n").param("n", nodeId("t4-0"))
+        .query(String.class).single();
+    assertThat(post("/api/v1/gpus/" + gpu + "/cordon", null, admin).statusCode()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      try (KubernetesClient k8s = sim.newClient()) {
+        assertThat(k8s.nodes().withName("t4-0").get().getMetadata().getAnnotations())
+            .containsEntry("hami.io/device-cordon", gpu);
+      }
+    });
+    assertThat(post("/api/v1/gpus/" + gpu + "/uncordon", null, admin).statusCode()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      try (KubernetesClient k8s = sim.newClient()) {
+        assertThat(k8s.nodes().withName("t4-0").get().getMetadata().getAnnotations())
+            .doesNotContainKey("hami.io/device-cordon");
+      }
+    });
+  }
 }
