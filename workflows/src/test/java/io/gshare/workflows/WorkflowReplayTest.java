@@ -24,7 +24,9 @@ class WorkflowReplayTest {
     // "-before-lean": recorded before the lean lifecycle (Workflow.getVersion "lean-lifecycle"), kept so
     // that sessions started by the earlier code still replay.
     return Stream.of("cluster-attach", "session-lifecycle", "session-lossless-pause",
-        "session-lifecycle-before-lean", "session-lossless-pause-before-lean");
+        "session-lifecycle-before-lean", "session-lossless-pause-before-lean",
+        // A node drain that moved two slice sessions, and a session it moved lossless (NodeDrainIT).
+        "node-drain-migrate", "session-drain-migrate-lossless");
   }
 
   @ParameterizedTest

@@ -34,9 +34,9 @@ import org.springframework.beans.factory.annotation.Autowired;
  */
 class NodeDrainIT extends ApiIntegrationTest {
 
-  static final String SLICE_MODEL = "NVIDIA A100-SXM4-40GB";
-  static final String LOSSLESS_MODEL = "NVIDIA H200";
-  static final String LONE_MODEL = "NVIDIA L40S";
+  static final String SLICE_MODEL = "NVIDIA A30";
+  static final String LOSSLESS_MODEL = "NVIDIA H200 NVL";
+  static final String LONE_MODEL = "NVIDIA L4";
   static final String REGISTRY = "10.10.0.191:5000/gshare-checkpoints";
 
   private static SimulatedCluster sim;
@@ -48,6 +48,7 @@ class NodeDrainIT extends ApiIntegrationTest {
 
   @Autowired ObjectMapper json;
   @Autowired CreditLedger ledger;
+  @Autowired io.temporal.client.WorkflowClient workflows;
   private String admin;
 
   @BeforeEach
@@ -63,7 +64,7 @@ class NodeDrainIT extends ApiIntegrationTest {
         new SimSeed.NodeSpec("h200-0", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 1, 143771, null), criu),
         new SimSeed.NodeSpec("h200-1", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 1, 143771, null), criu),
         new SimSeed.NodeSpec("l40s-0", "exclusive", new SimSeed.GpuSpec(LONE_MODEL, 1, 46068, null), Map.of()),
-        new SimSeed.NodeSpec("t4-0", "exclusive", new SimSeed.GpuSpec("NVIDIA T4", 1, 15360, null), Map.of())), null);
+        new SimSeed.NodeSpec("t4-0", "exclusive", new SimSeed.GpuSpec("NVIDIA A2", 1, 15360, null), Map.of())), null);
     sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("drain")));
     String domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("drain", ".kubeconfig")));
@@ -205,6 +206,8 @@ class NodeDrainIT extends ApiIntegrationTest {
       assertThat(k8s.pods().inNamespace("monitoring").withName("node-exporter-" + host).get()).as("DaemonSet pods stay")
           .isNotNull();
     }
+    io.gshare.api.support.HistoryRecorder.record(workflows, "node-drain-" + drained, "node-drain-migrate");
+    io.gshare.api.support.HistoryRecorder.record(workflows, "session-" + lossless, "session-drain-migrate-lossless");
     JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body());
     assertThat(nodes.toString()).contains("\"drain_state\":\"drained\"");
     // A new session never lands on the drained node.

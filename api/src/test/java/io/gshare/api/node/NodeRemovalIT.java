@@ -40,7 +40,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 class NodeRemovalIT extends ApiIntegrationTest {
 
-  private static final String H100 = "NVIDIA H100 80GB HBM3";
+  private static final String H100 = "NVIDIA H100 PCIe";
 
   @Autowired ObjectMapper json;
   @Autowired CreditLedger ledger;

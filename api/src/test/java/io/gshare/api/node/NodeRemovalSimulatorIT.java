@@ -35,7 +35,7 @@ import org.springframework.beans.factory.annotation.Autowired;
  */
 class NodeRemovalSimulatorIT extends ApiIntegrationTest {
 
-  private static final String MODEL = "NVIDIA L40S";
+  private static final String MODEL = "NVIDIA L40";
   private static final String LEAVING = "l40s-0";
 
   @Autowired ObjectMapper json;
@@ -90,7 +90,7 @@ class NodeRemovalSimulatorIT extends ApiIntegrationTest {
   void aNodeDrainedAndDeletedFromItsClusterIsDeletedKeepingItsHistoryAndJoinsAgainAsANewNode() throws Exception {
     admin = adminToken();
     sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
-        new SimSeed.NodeSpec("h100-0", "exclusive", new SimSeed.GpuSpec("NVIDIA H100 80GB HBM3", 2, 81559, null), Map.of()),
+        new SimSeed.NodeSpec("h100-0", "exclusive", new SimSeed.GpuSpec("NVIDIA H100 NVL", 2, 95830, null), Map.of()),
         new SimSeed.NodeSpec(LEAVING, "exclusive", new SimSeed.GpuSpec(MODEL, 1, 46068, null), Map.of())), null),
         SimulatedCluster.Options.defaults().withName(NewTestIds.next("noderm")));
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("noderm", ".kubeconfig")));
