@@ -79,7 +79,7 @@ class ConfigurationKeysTest {
       assertThat(context.getBean(NodeProperties.class))
           .isEqualTo(new NodeProperties(Duration.ofSeconds(300), Duration.ofSeconds(30)));
       assertThat(context.getBean(ClusterWorkerProperties.class)).isEqualTo(new ClusterWorkerProperties(
-          ClusterWorkerProperties.Deploy.KUBERNETES, null, "IfNotPresent", null, null, 15, Duration.ofSeconds(90),
+          ClusterWorkerProperties.Deploy.KUBERNETES, null, "IfNotPresent", null, null, 15, 300, Duration.ofSeconds(90),
           new ClusterWorkerProperties.Local(null, null, null)));
       assertThat(context.getBean(TemporalProperties.class))
           .isEqualTo(new TemporalProperties("127.0.0.1:7233", "default", Duration.ofSeconds(5), 600, ""));
@@ -136,6 +136,7 @@ class ConfigurationKeysTest {
       "gshare.cluster-worker.deploy=k8s; gshare.cluster-worker.deploy",
       "gshare.cluster-worker.deploy=local-process; gshare.cluster-worker.local.jar",
       "gshare.cluster-worker.inventory-interval-seconds=0; inventoryIntervalSeconds",
+      "gshare.cluster-worker.volume-sync-interval-seconds=0; volumeSyncIntervalSeconds",
       "gshare.cluster-worker.image-pull-policy=Sometimes; imagePullPolicy",
       "gshare.cluster-worker.control-plane-url=gshare.example.com; controlPlaneUrl",
       "gshare.temporal.address=http://temporal:7233; address",

@@ -3,6 +3,7 @@ package io.gshare.clusterworker;
 import static io.gshare.workflows.cluster.WorkerEnv.CLUSTER_ID;
 import static io.gshare.workflows.cluster.WorkerEnv.CONTROL_PLANE_URL;
 import static io.gshare.workflows.cluster.WorkerEnv.INVENTORY_INTERVAL;
+import static io.gshare.workflows.cluster.WorkerEnv.VOLUME_SYNC_INTERVAL;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_ADDRESS;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_NAMESPACE;
 import static io.gshare.workflows.cluster.WorkerEnv.TOKEN_FILE;
@@ -28,9 +29,10 @@ import java.util.Map;
  * @param controlPlaneUrl where {@code /internal} is; null disables the reporters
  * @param tokenFile the mounted operator token ({@code gshare-operator-internal-jwt}, key {@code internal-jwt})
  * @param inventoryInterval how often the inventory is reported
+ * @param volumeSyncInterval how often the volume sync runs (claims, usage, StorageClasses; 5 minutes by default)
  */
 public record ClusterWorkerConfig(String clusterId, String temporalAddress, String temporalNamespace, URI controlPlaneUrl,
-    Path tokenFile, Duration inventoryInterval) {
+    Path tokenFile, Duration inventoryInterval, Duration volumeSyncInterval) {
 
   public static final String DEFAULT_TOKEN_FILE = "/var/run/secrets/gshare/internal-jwt";
 
@@ -42,6 +44,7 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
       usage(CONTROL_PLANE_URL.variable(), "the control plane's base URL for /internal callbacks (reporters off when unset)"),
       usage(TOKEN_FILE.variable(), "the operator token file (default " + DEFAULT_TOKEN_FILE + ")"),
       usage(INVENTORY_INTERVAL.variable(), "seconds between inventory and session status reports (default 15)"),
+      usage(VOLUME_SYNC_INTERVAL.variable(), "seconds between volume syncs (default 300)"),
       usage("KUBERNETES_*", "fabric8 client settings; in a pod the service account is used"));
 
   private static String usage(String variable, String meaning) {
@@ -74,22 +77,29 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
         problems.add(CONTROL_PLANE_URL.variable() + " '" + url + "' is not a URL");
       }
     }
-    Duration interval = Duration.ofSeconds(15);
-    String seconds = env.get(INVENTORY_INTERVAL.variable());
-    if (seconds != null) {
-      try {
-        interval = Duration.ofSeconds(Long.parseLong(seconds));
-        if (interval.isNegative() || interval.isZero()) {
-          problems.add(INVENTORY_INTERVAL.variable() + " must be a positive number of seconds");
-        }
-      } catch (NumberFormatException e) {
-        problems.add(INVENTORY_INTERVAL.variable() + " '" + seconds + "' is not a number of seconds");
-      }
-    }
+    Duration interval = seconds(env, INVENTORY_INTERVAL.variable(), Duration.ofSeconds(15), problems);
+    Duration volumeSync = seconds(env, VOLUME_SYNC_INTERVAL.variable(), Duration.ofMinutes(5), problems);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
     return new ClusterWorkerConfig(clusterId, address, namespace, controlPlane,
-        Path.of(env.getOrDefault(TOKEN_FILE.variable(), DEFAULT_TOKEN_FILE)), interval);
+        Path.of(env.getOrDefault(TOKEN_FILE.variable(), DEFAULT_TOKEN_FILE)), interval, volumeSync);
+  }
+
+  private static Duration seconds(Map<String, String> env, String variable, Duration fallback, List<String> problems) {
+    String seconds = env.get(variable);
+    if (seconds == null) {
+      return fallback;
+    }
+    try {
+      Duration value = Duration.ofSeconds(Long.parseLong(seconds));
+      if (value.isNegative() || value.isZero()) {
+        problems.add(variable + " must be a positive number of seconds");
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      problems.add(variable + " '" + seconds + "' is not a number of seconds");
+      return fallback;
+    }
   }
 }

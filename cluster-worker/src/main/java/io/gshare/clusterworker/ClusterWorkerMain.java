@@ -97,6 +97,7 @@ public final class ClusterWorkerMain {
         new ClusterActivitiesImpl(kubernetes),
         new io.gshare.activities.cluster.SessionClusterActivitiesImpl(kubernetes),
         new io.gshare.activities.cluster.NodeClusterActivitiesImpl(kubernetes),
+        new io.gshare.activities.cluster.VolumeClusterActivitiesImpl(kubernetes),
         new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", version())));
     factory.start();
     log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",
@@ -112,6 +113,8 @@ public final class ClusterWorkerMain {
       SessionStatusReporter sessions = new SessionStatusReporter(kubernetes, controlPlane);
       reports.add(new ReportLoop("inventory", inventory::tick).start(config.inventoryInterval()));
       reports.add(new ReportLoop("session status", sessions::tick).start(config.inventoryInterval()));
+      reports.add(new ReportLoop("volume sync", new VolumeSyncReporter(kubernetes, controlPlane)::tick)
+          .start(config.volumeSyncInterval()));
       log.info("reporting the inventory and session status to {} every {}s with the token in {}", config.controlPlaneUrl(),
           config.inventoryInterval().toSeconds(), config.tokenFile());
     }

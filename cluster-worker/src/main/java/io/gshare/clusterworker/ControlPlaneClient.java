@@ -35,6 +35,15 @@ final class ControlPlaneClient {
 
   /** POSTs a report to {@code path}, one of {@link InternalPaths}, under {@link InternalPaths#BASE}. */
   void post(String path, Object body) throws IOException, InterruptedException {
+    send(path, body);
+  }
+
+  /** POSTs {@code body} to {@code path} and reads the answer as {@code answer}. */
+  <T> T exchange(String path, Object body, Class<T> answer) throws IOException, InterruptedException {
+    return json.readValue(send(path, body), answer);
+  }
+
+  private String send(String path, Object body) throws IOException, InterruptedException {
     HttpRequest request = HttpRequest.newBuilder(baseUrl.resolve(InternalPaths.BASE + path))
         .timeout(Duration.ofSeconds(30))
         .header("Authorization", "Bearer " + token.token())
@@ -45,5 +54,6 @@ final class ControlPlaneClient {
     if (response.statusCode() / 100 != 2) {
       throw new Refused(response.statusCode(), response.body());
     }
+    return response.body();
   }
 }

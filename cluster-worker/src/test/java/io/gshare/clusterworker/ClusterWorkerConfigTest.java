@@ -19,7 +19,8 @@ class ClusterWorkerConfigTest {
   void readsTheEnvironmentWithDefaults() {
     ClusterWorkerConfig config = ClusterWorkerConfig.fromEnvironment(Map.of("GSHARE_CLUSTER_ID", "clu_01abc"));
     assertThat(config).isEqualTo(new ClusterWorkerConfig("clu_01abc", "127.0.0.1:7233", "default", null,
-        java.nio.file.Path.of("/var/run/secrets/gshare/internal-jwt"), java.time.Duration.ofSeconds(15)));
+        java.nio.file.Path.of("/var/run/secrets/gshare/internal-jwt"), java.time.Duration.ofSeconds(15),
+        java.time.Duration.ofMinutes(5)));
   }
 
   @Test
@@ -45,7 +46,7 @@ class ClusterWorkerConfigTest {
     while (variable.find()) {
       variables.add(variable.group(1));
     }
-    assertThat(variables).hasSize(7)
+    assertThat(variables).hasSize(8)
         .allSatisfy(name -> assertThat(section).as("docs/configuration.md's cluster-worker table lists %s", name).contains("| `" + name + "` |"));
   }
 }

@@ -24,7 +24,7 @@ class WorkerEnvTest {
   void theDeploymentSetsExactlyTheVariablesTheWorkerReads() {
     Deployment deployment = WorkerObjects.deployment("clu_a", new WorkerObjects.Settings(
         "registry.example.com/gshare/cluster-worker:1.0", "IfNotPresent", "temporal.example.com:7233", "gshare",
-        "https://gshare.example.com", 20));
+        "https://gshare.example.com", 20, 120));
     Map<String, String> env = new LinkedHashMap<>();
     for (EnvVar e : deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()) {
       env.put(e.getName(), e.getValue());
@@ -36,7 +36,8 @@ class WorkerEnvTest {
     assertThat(env.keySet()).containsExactlyInAnyOrderElementsOf(read)
         .containsExactlyInAnyOrderElementsOf(Arrays.stream(WorkerEnv.values()).map(WorkerEnv::variable).toList());
     assertThat(config).isEqualTo(new ClusterWorkerConfig("clu_a", "temporal.example.com:7233", "gshare",
-        URI.create("https://gshare.example.com/"), Path.of(ClusterWorkerConfig.DEFAULT_TOKEN_FILE), Duration.ofSeconds(20)));
+        URI.create("https://gshare.example.com/"), Path.of(ClusterWorkerConfig.DEFAULT_TOKEN_FILE), Duration.ofSeconds(20),
+        Duration.ofSeconds(120)));
   }
 
   /** A map that notes every key asked for, with or without a default. */

@@ -8,6 +8,7 @@ import io.gshare.workflows.node.NodeDevicesWorkflowImpl;
 import io.gshare.workflows.node.NodeDrainWorkflowImpl;
 import io.gshare.workflows.node.NodeUncordonWorkflowImpl;
 import io.gshare.workflows.session.MeteringWorkflowImpl;
+import io.gshare.workflows.volume.VolumeReclaimWorkflowImpl;
 import io.gshare.workflows.session.SessionWorkflowImpl;
 import java.util.List;
 
@@ -17,7 +18,8 @@ public final class ControlWorkflows {
   public static final List<Class<?>> IMPLEMENTATIONS =
       List.of(ClusterProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
           ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class,
-          NodeDrainWorkflowImpl.class, NodeUncordonWorkflowImpl.class, NodeDevicesWorkflowImpl.class);
+          NodeDrainWorkflowImpl.class, NodeUncordonWorkflowImpl.class, NodeDevicesWorkflowImpl.class,
+          VolumeReclaimWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

@@ -35,7 +35,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
    * @param controlPlaneUrl asked when a worker starts: the api's own port is known only once it listens
    */
   public record Settings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
-      java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds) {}
+      java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {}
 
   private final Settings settings;
   private final Map<String, Process> running = new ConcurrentHashMap<>();
@@ -68,7 +68,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     Map<String, String> env = builder.environment();
     WorkerObjects.environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
             settings.controlPlaneUrl().get(), dir.resolve(WorkerObjects.TOKEN_KEY).toString(),
-            settings.inventoryIntervalSeconds())
+            settings.inventoryIntervalSeconds(), settings.volumeSyncIntervalSeconds())
         .forEach((variable, value) -> env.put(variable.variable(), value));
     env.put("KUBERNETES_MASTER", cluster.getConfiguration().getMasterUrl());
     env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir.resolve("serviceaccount-token").toString());

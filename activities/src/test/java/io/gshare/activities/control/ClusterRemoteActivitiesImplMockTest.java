@@ -31,7 +31,7 @@ class ClusterRemoteActivitiesImplMockTest {
     observer = cluster.newClient();
     String kubeconfig = Files.readString(cluster.writeKubeconfig(dir.resolve("kubeconfig")));
     WorkerObjects.Settings settings = new WorkerObjects.Settings("registry.example.com/gshare/cluster-worker:1.0",
-        "IfNotPresent", "temporal.example.com:7233", "default", "https://gshare.example.com", 15);
+        "IfNotPresent", "temporal.example.com:7233", "default", "https://gshare.example.com", 15, 300);
     activities = new ClusterRemoteActivitiesImpl(
         id -> kubeconfig, id -> "token-" + signed.incrementAndGet() + "-for-" + id, new KubernetesWorkerDeployer(settings));
   }

@@ -21,6 +21,8 @@ import org.springframework.validation.annotation.Validated;
  *     {@code gshare.temporal.address}
  * @param controlPlaneUrl the control plane as the worker reaches it; empty in local mode means this api
  * @param inventoryIntervalSeconds how often the worker reports its inventory (15 s, as the guide says)
+ * @param volumeSyncIntervalSeconds how often the worker syncs volumes (claims, usage, StorageClasses): 5 min, the
+ *     chart's {@code operator.volumeSyncInterval}
  * @param attachWait how long a deployed worker has to poll its queue and report its first inventory
  * @param local the local-process settings
  */
@@ -33,6 +35,7 @@ public record ClusterWorkerProperties(
     @Pattern(regexp = "([^\\s:/]+:\\d{1,5})?", message = "must be host:port") String temporalAddress,
     @Pattern(regexp = "(https?://\\S+)?", message = "must be an http(s) URL") String controlPlaneUrl,
     @DefaultValue("15") @Positive int inventoryIntervalSeconds,
+    @DefaultValue("300") @Positive int volumeSyncIntervalSeconds,
     @DefaultValue("90s") @NotNull @DurationMin(millis = 1) Duration attachWait,
     @DefaultValue @Valid Local local) {
 

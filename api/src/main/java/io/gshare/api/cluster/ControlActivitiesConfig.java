@@ -33,11 +33,11 @@ class ControlActivitiesConfig {
             worker.local().logDir(), temporalAddress, temporal.namespace(),
             () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
                 : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
-            worker.inventoryIntervalSeconds()));
+            worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()));
       }
       case KUBERNETES -> new KubernetesWorkerDeployer(new WorkerObjects.Settings(
           worker.image(), worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
-          worker.inventoryIntervalSeconds()));
+          worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()));
     };
   }
 

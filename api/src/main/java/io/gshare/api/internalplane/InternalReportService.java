@@ -12,6 +12,8 @@ import io.gshare.contract.internal.SessionStatus;
 import io.gshare.contract.internal.StatusReport;
 import io.gshare.contract.internal.UsageReport;
 import io.gshare.contract.internal.VolumeSync;
+import io.gshare.contract.internal.VolumeSyncAnswer;
+import io.gshare.core.volume.VolumeSyncs;
 import io.gshare.contract.internal.VolumeSync.VolumeState;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -35,7 +37,11 @@ class InternalReportService {
   private final VolumeRepository volumes;
   private final Access access;
 
-  InternalReportService(InventoryWriter nodes, SessionReports sessions, VolumeRepository volumes, Access access) {
+  private final VolumeSyncs volumeSyncs;
+
+  InternalReportService(InventoryWriter nodes, SessionReports sessions, VolumeRepository volumes, Access access,
+      VolumeSyncs volumeSyncs) {
+    this.volumeSyncs = volumeSyncs;
     this.nodes = nodes;
     this.sessions = sessions;
     this.volumes = volumes;
@@ -108,16 +114,16 @@ class InternalReportService {
     return written;
   }
 
+  /**
+   * One transaction: every volume named must be in the cluster's scope (403 and nothing written
+   * otherwise), then the claims, the pools' StorageClasses, and the answer of what to apply.
+   */
   @Transactional
-  public int volumes(Caller.Operator caller, VolumeSync sync) {
+  public VolumeSyncAnswer volumes(Caller.Operator caller, VolumeSync sync) {
     Set<String> ids = sync.volumes().stream().map(VolumeState::volumeId).collect(Collectors.toSet());
     Set<String> inScope = volumes.inScopeOf(caller.clusterId(), ids);
     sync.volumes().forEach(v -> access.requireSameCluster(caller, "volume", v.volumeId(),
         inScope.contains(v.volumeId()) ? caller.clusterId() : null));
-    int written = 0;
-    for (VolumeState v : sync.volumes()) {
-      written += volumes.applySync(caller.clusterId(), v);
-    }
-    return written;
+    return volumeSyncs.apply(caller.clusterId(), sync);
   }
 }

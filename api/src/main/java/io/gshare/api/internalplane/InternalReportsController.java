@@ -9,6 +9,7 @@ import io.gshare.contract.internal.InventoryReport;
 import io.gshare.contract.internal.StatusReport;
 import io.gshare.contract.internal.UsageReport;
 import io.gshare.contract.internal.VolumeSync;
+import io.gshare.contract.internal.VolumeSyncAnswer;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -53,8 +54,9 @@ class InternalReportsController {
   }
 
   @PostMapping(InternalPaths.VOLUMES_SYNC)
-  @Operation(summary = "Sync the claims and usage of volumes the worker's cluster mounts")
-  Accepted volumes(Caller.Operator caller, @Valid @RequestBody VolumeSync sync) {
-    return new Accepted(reports.volumes(caller, sync));
+  @Operation(summary = "Sync the claims, usage and StorageClasses of the worker's cluster; answers what the worker"
+      + " must apply (claims to resize, claims to delete)")
+  VolumeSyncAnswer volumes(Caller.Operator caller, @Valid @RequestBody VolumeSync sync) {
+    return reports.volumes(caller, sync);
   }
 }

@@ -49,11 +49,20 @@ class WireJsonTest {
         "memory_used_mib", "sampled_at");
     assertThat(json.treeToValue(usageTree, UsageReport.class)).isEqualTo(usage);
 
-    var volumes = new VolumeSync(List.of(new VolumeSync.VolumeState("vol_1", "gshare-vol-1", "Bound", 10L, 1L)));
+    var volumes = new VolumeSync(List.of(new VolumeSync.VolumeState("vol_1", "gshare-vol-1", "Bound", 10L, 1L, 10L)),
+        List.of(new VolumeSync.StorageClassState("gshare-nfs", true, 2048L)), 500L);
     JsonNode volumesTree = json.valueToTree(volumes);
+    assertThat(fields(volumesTree)).containsExactly("volumes", "storage_classes", "storage_node_disk_bytes");
     assertThat(fields(volumesTree.get("volumes").get(0))).containsExactly("volume_id", "pvc_name", "phase",
-        "capacity_bytes", "used_bytes");
+        "capacity_bytes", "used_bytes", "requested_bytes");
+    assertThat(fields(volumesTree.get("storage_classes").get(0))).containsExactly("name", "allows_expansion",
+        "csi_capacity_bytes");
     assertThat(json.treeToValue(volumesTree, VolumeSync.class)).isEqualTo(volumes);
+    var answer = new VolumeSyncAnswer(List.of(new VolumeSyncAnswer.ClaimResize("gshare-vol-1", 20)), List.of("gshare-vol-2"));
+    JsonNode answerTree = json.valueToTree(answer);
+    assertThat(fields(answerTree)).containsExactly("resize", "delete_claims");
+    assertThat(fields(answerTree.get("resize").get(0))).containsExactly("pvc_name", "size_gb");
+    assertThat(json.treeToValue(answerTree, VolumeSyncAnswer.class)).isEqualTo(answer);
   }
 
   @Test

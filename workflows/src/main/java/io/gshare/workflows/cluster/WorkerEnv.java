@@ -12,7 +12,9 @@ public enum WorkerEnv {
   TEMPORAL_NAMESPACE("GSHARE_TEMPORAL_NAMESPACE"),
   CONTROL_PLANE_URL("GSHARE_CONTROL_PLANE_URL"),
   TOKEN_FILE("GSHARE_TOKEN_FILE"),
-  INVENTORY_INTERVAL("GSHARE_INVENTORY_INTERVAL");
+  INVENTORY_INTERVAL("GSHARE_INVENTORY_INTERVAL"),
+  /** Seconds between volume syncs (the chart's {@code operator.volumeSyncInterval}; default 300). */
+  VOLUME_SYNC_INTERVAL("GSHARE_VOLUME_SYNC_INTERVAL");
 
   private final String variable;
 

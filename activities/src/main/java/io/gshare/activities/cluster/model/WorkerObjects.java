@@ -36,7 +36,7 @@ public final class WorkerObjects {
 
   /** What a worker Deployment is made of. */
   public record Settings(String image, String imagePullPolicy, String temporalAddress, String temporalNamespace,
-      String controlPlaneUrl, int inventoryIntervalSeconds) {}
+      String controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {}
 
   private WorkerObjects() {}
 
@@ -50,7 +50,7 @@ public final class WorkerObjects {
    * local process gets, so both deployers set exactly the variables the worker reads.
    */
   public static Map<WorkerEnv, String> environment(String clusterId, String temporalAddress, String temporalNamespace,
-      String controlPlaneUrl, String tokenFile, int inventoryIntervalSeconds) {
+      String controlPlaneUrl, String tokenFile, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {
     Map<WorkerEnv, String> env = new EnumMap<>(WorkerEnv.class);
     env.put(WorkerEnv.CLUSTER_ID, clusterId);
     env.put(WorkerEnv.TEMPORAL_ADDRESS, temporalAddress);
@@ -58,6 +58,7 @@ public final class WorkerObjects {
     env.put(WorkerEnv.CONTROL_PLANE_URL, controlPlaneUrl);
     env.put(WorkerEnv.TOKEN_FILE, tokenFile);
     env.put(WorkerEnv.INVENTORY_INTERVAL, String.valueOf(inventoryIntervalSeconds));
+    env.put(WorkerEnv.VOLUME_SYNC_INTERVAL, String.valueOf(volumeSyncIntervalSeconds));
     return env;
   }
 
@@ -107,7 +108,8 @@ public final class WorkerObjects {
 
   public static Deployment deployment(String clusterId, Settings settings) {
     List<EnvVar> env = environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
-        settings.controlPlaneUrl(), TOKEN_MOUNT + "/" + TOKEN_KEY, settings.inventoryIntervalSeconds())
+        settings.controlPlaneUrl(), TOKEN_MOUNT + "/" + TOKEN_KEY, settings.inventoryIntervalSeconds(),
+        settings.volumeSyncIntervalSeconds())
         .entrySet().stream()
         .map(e -> new EnvVarBuilder().withName(e.getKey().variable()).withValue(e.getValue()).build())
         .toList();
