@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A simulated GPU cluster: a Kubernetes API stand-in on a local port (the fabric8 mock server in CRUD
- * mode, plus discovery and a control API), seeded with HAMi-style GPU nodes and the add-ons gShare
- * checks for, and a kubelet simulator that runs the pods bound to its nodes. Everything it creates is
+ * mode, plus discovery and a control API), seeded with HAMi-style GPU nodes, the add-ons gShare
+ * checks for and StorageClasses, and a kubelet simulator that runs the pods bound to its nodes. Everything it creates is
  * labelled {@value SimLabels#SIMULATED}.
  *
  * <p>Known gaps of the stand-in, which production code must not be bent around: server-side apply
@@ -277,6 +277,9 @@ public final class SimulatedCluster implements AutoCloseable {
 
   private void seedObjects() {
     for (HasMetadata object : SimObjects.addons(seed.addons())) {
+      store.create(collectionPath(object), object);
+    }
+    for (HasMetadata object : SimObjects.storage(seed.storageClasses())) {
       store.create(collectionPath(object), object);
     }
     seed.nodes().forEach(this::addNode);
