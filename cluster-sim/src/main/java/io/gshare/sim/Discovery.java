@@ -76,7 +76,7 @@ final class Discovery {
             .withShortNames(shortNames)
             .build();
     resources.computeIfAbsent(groupVersion(group, version), k -> new ArrayList<>()).add(resource);
-    if ("Pod".equals(kind) || "Node".equals(kind) || "Deployment".equals(kind) || "DaemonSet".equals(kind)) {
+    if (List.of("Pod", "Node", "Deployment", "DaemonSet", "PersistentVolumeClaim", "PersistentVolume").contains(kind)) {
       resources.get(groupVersion(group, version))
           .add(new APIResourceBuilder().withKind(kind).withName(plural + "/status").withNamespaced(namespaced)
               .withVerbs("get", "patch", "update").build());

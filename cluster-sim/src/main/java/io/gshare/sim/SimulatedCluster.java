@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A simulated GPU cluster: a Kubernetes API stand-in on a local port (the fabric8 mock server in CRUD
  * mode, plus discovery and a control API), seeded with HAMi-style GPU nodes, the add-ons gShare
- * checks for and StorageClasses, and a kubelet simulator that runs the pods bound to its nodes. Everything it creates is
+ * checks for and StorageClasses, a kubelet simulator that runs the pods bound to its nodes, and a
+ * storage simulator that provisions, binds, expands and reclaims their claims' volumes
+ * ({@link ClaimAdmission}, {@link StorageController}). Everything it creates is
  * labelled {@value SimLabels#SIMULATED}.
  *
  * <p>Known gaps of the stand-in, which production code must not be bent around: server-side apply
@@ -45,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * ({@link StrategicMergePatch}), JSON merge patch appends to arrays, no set-based label selectors in
  * queries, field selectors only on name, namespace and a pod list's {@code spec.nodeName}, eviction with
  * budgets computed at each eviction ({@link PodEviction}), no HTTP streaming watch (websocket watch
- * works), no admission, no RBAC enforcement, deletion is immediate.
+ * works), no admission but the claims' ({@link ClaimAdmission}), no RBAC enforcement, deletion is
+ * immediate for objects without finalizers (a claim keeps {@code kubernetes.io/pvc-protection} while a pod
+ * mounts it).
  */
 public final class SimulatedCluster implements AutoCloseable {
 
@@ -81,6 +85,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final KubernetesMockServer server;
   private final ObjectStore store;
   private final KubeletSimulator kubelet;
+  private final StorageController storage;
   private final ScheduledExecutorService loop;
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
   private final AtomicInteger checkpoints = new AtomicInteger();
@@ -100,10 +105,14 @@ public final class SimulatedCluster implements AutoCloseable {
     KubernetesSerialization serialization = new KubernetesSerialization();
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     KubernetesMixedDispatcher crud = new KubernetesMixedDispatcher(responses);
-    this.store = new ObjectStore(crud, serialization);
+    // Every write, the simulator's own included, goes through the claims' admission, as on an apiserver.
+    ClaimAdmission admission = new ClaimAdmission(crud, serialization);
+    this.store = new ObjectStore(admission, serialization);
     this.kubelet = new KubeletSimulator(store, clock, options.podStartDelay());
+    this.storage = new StorageController(store, clock);
+    admission.afterDelete(this::reconcileStorageQuietly);
     SimDispatcher front =
-        new SimDispatcher(crud, serialization, seed.kubernetesVersion(), this::serverAddress, this);
+        new SimDispatcher(admission, serialization, seed.kubernetesVersion(), this::serverAddress, this);
     this.server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, front, false);
     this.loop =
         Executors.newSingleThreadScheduledExecutor(
@@ -300,6 +309,15 @@ public final class SimulatedCluster implements AutoCloseable {
       kubelet.tick();
     } catch (RuntimeException e) {
       log.warn("kubelet simulator tick failed: {}", e.toString());
+    }
+    reconcileStorageQuietly();
+  }
+
+  private void reconcileStorageQuietly() {
+    try {
+      storage.reconcile();
+    } catch (RuntimeException e) {
+      log.warn("storage simulator pass failed: {}", e.toString());
     }
   }
 

@@ -40,8 +40,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Storage against the simulator, with the fabric8 client: StorageClasses and CSIStorageCapacity from
- * the seed, and the nodes' disks.
+ * Storage against the simulator, with the fabric8 client and raw HTTP: StorageClasses and
+ * CSIStorageCapacity from the seed, claims provisioned and bound on the kubelet tick, expansion (and
+ * its refusals), the pvc-protection finalizer and reclaim. Every test works in a namespace of its own.
  */
 class StorageSimTest {
 
@@ -131,6 +132,243 @@ class StorageSimTest {
     assertThat(new SimSeed("v1.36.0", List.of(), null).storageClasses()).isEmpty();
     assertThatThrownBy(() -> new SimSeed.NodeSpec("n2", "cpu", null, Map.of(), "lots"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ephemeralStorage");
+  }
+
+  // --- provisioning -----------------------------------------------------------------------------------
+
+  @Test
+  void aClaimOfAnExistingClassIsBoundToANewVolume() {
+    String ns = "st-bind";
+    create(claim(ns, "data", CLASS, "5Gi"));
+
+    PersistentVolumeClaim bound = awaitBound(ns, "data");
+    String uid = bound.getMetadata().getUid();
+    assertThat(bound.getStatus().getCapacity().get("storage")).isEqualTo(new Quantity("5Gi"));
+    assertThat(bound.getStatus().getAccessModes()).containsExactly("ReadWriteOnce");
+    assertThat(bound.getSpec().getVolumeName()).isEqualTo("pvc-" + uid);
+    assertThat(bound.getMetadata().getFinalizers()).contains("kubernetes.io/pvc-protection");
+    assertThat(bound.getMetadata().getAnnotations()).containsEntry("pv.kubernetes.io/bind-completed", "yes")
+        .containsEntry("volume.kubernetes.io/storage-provisioner", DRIVER);
+
+    PersistentVolume volume = client.persistentVolumes().withName("pvc-" + uid).get();
+    assertThat(volume.getSpec().getClaimRef().getName()).isEqualTo("data");
+    assertThat(volume.getSpec().getClaimRef().getNamespace()).isEqualTo(ns);
+    assertThat(volume.getSpec().getClaimRef().getUid()).isEqualTo(uid);
+    assertThat(volume.getSpec().getCapacity().get("storage")).isEqualTo(new Quantity("5Gi"));
+    assertThat(volume.getSpec().getPersistentVolumeReclaimPolicy()).isEqualTo("Delete");
+    assertThat(volume.getSpec().getStorageClassName()).isEqualTo(CLASS);
+    assertThat(volume.getSpec().getCsi().getDriver()).isEqualTo(DRIVER);
+    assertThat(volume.getStatus().getPhase()).isEqualTo("Bound");
+    assertThat(events(ns, "data")).extracting(Event::getReason).contains("ProvisioningSucceeded");
+  }
+
+  @Test
+  void aClaimWithoutAClassGetsTheDefaultOne() {
+    String ns = "st-default";
+    PersistentVolumeClaim created = create(claim(ns, "plain", null, "1Gi"));
+    assertThat(created.getSpec().getStorageClassName()).isEqualTo(CLASS);
+    assertThat(created.getStatus().getPhase()).isEqualTo("Pending");
+    assertThat(awaitBound(ns, "plain").getSpec().getVolumeName()).startsWith("pvc-");
+  }
+
+  @Test
+  void aClaimOfAMissingClassStaysPendingUntilTheClassExists() throws Exception {
+    String ns = "st-missing";
+    create(claim(ns, "orphan", "st-no-such-class", "1Gi"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(events(ns, "orphan"))
+        .anyMatch(e -> "ProvisioningFailed".equals(e.getReason()) && "Warning".equals(e.getType())
+            && e.getMessage().contains("\"st-no-such-class\" not found")));
+    Thread.sleep(300); // six ticks
+    PersistentVolumeClaim waiting = get(ns, "orphan");
+    assertThat(waiting.getStatus().getPhase()).isEqualTo("Pending");
+    assertThat(waiting.getSpec().getVolumeName()).isNull();
+    assertThat(client.persistentVolumes().withName("pvc-" + waiting.getMetadata().getUid()).get()).isNull();
+
+    client.storage().v1().storageClasses().resource(storageClass("st-no-such-class", false, "Delete", null)).create();
+    assertThat(awaitBound(ns, "orphan").getStatus().getCapacity().get("storage")).isEqualTo(new Quantity("1Gi"));
+  }
+
+  @Test
+  void waitForFirstConsumerBindsOnceAPodMountsTheClaim() throws Exception {
+    String ns = "st-wffc";
+    client.storage().v1().storageClasses().resource(storageClass("st-local", false, "Delete", "WaitForFirstConsumer")).create();
+    create(claim(ns, "scratch", "st-local", "1Gi"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(events(ns, "scratch")).extracting(Event::getReason)
+        .contains("WaitForFirstConsumer"));
+    assertThat(get(ns, "scratch").getStatus().getPhase()).isEqualTo("Pending");
+
+    client.pods().inNamespace(ns).resource(pod(ns, "consumer", "sim-a100-0", "scratch")).create();
+    awaitBound(ns, "scratch");
+  }
+
+  @Test
+  void aClaimWithoutASizeOrAccessModeIsInvalid() {
+    PersistentVolumeClaim sizeless = new PersistentVolumeClaimBuilder(claim("st-invalid", "sizeless", CLASS, "1Gi"))
+        .editSpec().withResources(null).withAccessModes(List.of()).endSpec().build();
+    assertThatThrownBy(() -> create(sizeless))
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(422);
+          assertThat(e.getMessage()).contains("spec.resources[storage]: Required value")
+              .contains("spec.accessModes: Required value");
+        });
+    assertThat(get("st-invalid", "sizeless")).isNull();
+  }
+
+  // --- expansion --------------------------------------------------------------------------------------
+
+  @Test
+  void raisingTheRequestOfAnExpandableClaimRaisesItsCapacityWhicheverWayItIsWritten() {
+    String ns = "st-expand";
+    create(claim(ns, "grow", CLASS, "1Gi"));
+    String volume = awaitBound(ns, "grow").getSpec().getVolumeName();
+
+    PersistentVolumeClaim current = get(ns, "grow");
+    current.getSpec().getResources().getRequests().put("storage", new Quantity("2Gi"));
+    client.persistentVolumeClaims().inNamespace(ns).resource(current).update();
+    awaitCapacity(ns, "grow", volume, "2Gi");
+
+    client.persistentVolumeClaims().inNamespace(ns).withName("grow").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"3Gi\"}}}}");
+    awaitCapacity(ns, "grow", volume, "3Gi");
+
+    client.persistentVolumeClaims().inNamespace(ns).withName("grow").edit(c -> new PersistentVolumeClaimBuilder(c)
+        .editSpec().editResources().addToRequests("storage", new Quantity("4Gi")).endResources().endSpec().build());
+    awaitCapacity(ns, "grow", volume, "4Gi");
+
+    // server-side apply of the claim as first written, bigger: the volume binding it did not name stays
+    PersistentVolumeClaim applied = claim(ns, "grow", CLASS, "5Gi");
+    client.persistentVolumeClaims().inNamespace(ns).resource(applied).fieldManager("gshare").forceConflicts().serverSideApply();
+    awaitCapacity(ns, "grow", volume, "5Gi");
+
+    PersistentVolumeClaim grown = get(ns, "grow");
+    assertThat(grown.getSpec().getVolumeName()).isEqualTo(volume);
+    assertThat(grown.getStatus().getPhase()).isEqualTo("Bound");
+    assertThat(grown.getStatus().getAllocatedResources().get("storage")).isEqualTo(new Quantity("5Gi"));
+    assertThat(grown.getStatus().getConditions()).noneMatch(c -> "Resizing".equals(c.getType()));
+    assertThat(events(ns, "grow")).filteredOn(e -> "VolumeResizeSuccessful".equals(e.getReason())).hasSize(4);
+  }
+
+  @Test
+  void raisingTheRequestIsForbiddenWhenTheClassDoesNotAllowExpansion() {
+    String ns = "st-fixed";
+    client.storage().v1().storageClasses().resource(storageClass("st-fixed", false, "Delete", null)).create();
+    create(claim(ns, "fixed", "st-fixed", "1Gi"));
+    awaitBound(ns, "fixed");
+
+    PersistentVolumeClaim bigger = get(ns, "fixed");
+    bigger.getSpec().getResources().getRequests().put("storage", new Quantity("2Gi"));
+    assertForbiddenResize(() -> client.persistentVolumeClaims().inNamespace(ns).resource(bigger).update());
+    assertForbiddenResize(() -> client.persistentVolumeClaims().inNamespace(ns).withName("fixed")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}"));
+    assertForbiddenResize(() -> client.persistentVolumeClaims().inNamespace(ns).withName("fixed").edit(c ->
+        new PersistentVolumeClaimBuilder(c).editSpec().editResources().addToRequests("storage", new Quantity("2Gi"))
+            .endResources().endSpec().build()));
+
+    PersistentVolumeClaim unchanged = get(ns, "fixed");
+    assertThat(unchanged.getSpec().getResources().getRequests().get("storage")).isEqualTo(new Quantity("1Gi"));
+    assertThat(unchanged.getStatus().getCapacity().get("storage")).isEqualTo(new Quantity("1Gi"));
+
+    // other changes to such a claim are fine
+    client.persistentVolumeClaims().inNamespace(ns).withName("fixed").edit(c -> new PersistentVolumeClaimBuilder(c)
+        .editMetadata().addToLabels("gshare.io/volume-id", "vol_1").endMetadata().build());
+    assertThat(get(ns, "fixed").getMetadata().getLabels()).containsEntry("gshare.io/volume-id", "vol_1");
+  }
+
+  @Test
+  void shrinkingAClaimAndResizingAnUnboundOneAreInvalid() {
+    String ns = "st-shrink";
+    create(claim(ns, "big", CLASS, "2Gi"));
+    awaitBound(ns, "big");
+    PersistentVolumeClaim smaller = get(ns, "big");
+    smaller.getSpec().getResources().getRequests().put("storage", new Quantity("1Gi"));
+    assertThatThrownBy(() -> client.persistentVolumeClaims().inNamespace(ns).resource(smaller).update())
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(422);
+          assertThat(e.getMessage()).contains("spec.resources.requests.storage: Forbidden: field can not be less than status.capacity");
+        });
+    assertThat(get(ns, "big").getSpec().getResources().getRequests().get("storage")).isEqualTo(new Quantity("2Gi"));
+
+    create(claim(ns, "unbound", "st-never-there", "1Gi"));
+    assertThatThrownBy(() -> client.persistentVolumeClaims().inNamespace(ns).withName("unbound")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}"))
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(422);
+          assertThat(e.getMessage()).contains("spec is immutable after creation");
+        });
+  }
+
+  // --- deletion ---------------------------------------------------------------------------------------
+
+  @Test
+  void deletingAMountedClaimWaitsUntilNoPodMountsIt() throws Exception {
+    String ns = "st-protect";
+    create(claim(ns, "home", CLASS, "1Gi"));
+    String volume = awaitBound(ns, "home").getSpec().getVolumeName();
+    client.pods().inNamespace(ns).resource(pod(ns, "notebook", "sim-a100-0", "home")).create();
+    awaitRunning(ns, "notebook");
+
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (Watch ignored = client.persistentVolumeClaims().inNamespace(ns).withName("home").watch(new Watcher<>() {
+      @Override
+      public void eventReceived(Action action, PersistentVolumeClaim resource) {
+        seen.add(action.name());
+      }
+
+      @Override
+      public void onClose(WatcherException cause) {}
+    })) {
+      client.persistentVolumeClaims().inNamespace(ns).withName("home").delete();
+      Thread.sleep(300); // six ticks
+      PersistentVolumeClaim terminating = get(ns, "home");
+      assertThat(terminating).as("kept while the pod mounts it").isNotNull();
+      assertThat(terminating.getMetadata().getDeletionTimestamp()).isNotNull();
+      assertThat(terminating.getStatus().getPhase()).isEqualTo("Bound");
+      assertThat(client.persistentVolumes().withName(volume).get()).isNotNull();
+
+      client.pods().inNamespace(ns).withName("notebook").delete();
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(get(ns, "home")).isNull();
+        assertThat(seen).contains("DELETED");
+        assertThat(client.persistentVolumes().withName(volume).get()).as("reclaim policy Delete").isNull();
+      });
+    }
+  }
+
+  @Test
+  void aClaimNoPodMountsIsDeletedAtOnceAndARetainedVolumeIsReleased() {
+    String ns = "st-free";
+    client.storage().v1().storageClasses().resource(storageClass("st-retain", false, "Retain", null)).create();
+    create(claim(ns, "kept", "st-retain", "1Gi"));
+    create(claim(ns, "dropped", CLASS, "1Gi"));
+    String kept = awaitBound(ns, "kept").getSpec().getVolumeName();
+    String dropped = awaitBound(ns, "dropped").getSpec().getVolumeName();
+    // a pod that mounts it but is bound to no node does not hold it (the pvc-protection controller's rule)
+    client.pods().inNamespace(ns).resource(new PodBuilder(pod(ns, "unscheduled", null, "dropped"))
+        .editSpec().addToNodeSelector("kubernetes.io/hostname", "no-such-node").endSpec().build()).create();
+
+    client.persistentVolumeClaims().inNamespace(ns).withName("kept").delete();
+    client.persistentVolumeClaims().inNamespace(ns).withName("dropped").delete();
+    assertThat(get(ns, "kept")).isNull();
+    assertThat(get(ns, "dropped")).isNull();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(client.persistentVolumes().withName(dropped).get()).isNull();
+      assertThat(client.persistentVolumes().withName(kept).get().getStatus().getPhase()).isEqualTo("Released");
+    });
+  }
+
+  // --- discovery --------------------------------------------------------------------------------------
+
+  @Test
+  void discoveryListsTheStorageResources() throws Exception {
+    String storage = send("GET", "/apis/storage.k8s.io/v1", null).body();
+    assertThat(storage).contains("\"name\":\"storageclasses\"").contains("\"name\":\"csistoragecapacities\"");
+    assertThat(send("GET", "/apis", null).body()).contains("storage.k8s.io/v1");
+    assertThat(send("GET", "/api/v1", null).body()).contains("\"name\":\"persistentvolumeclaims\"")
+        .contains("\"name\":\"persistentvolumes\"").contains("\"name\":\"persistentvolumeclaims/status\"");
+    assertThat(send("GET", "/apis/storage.k8s.io/v1/storageclasses", null).body())
+        .startsWith("{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClassList\"");
+    assertThat(client.getApiResources("storage.k8s.io/v1").getResources())
+        .extracting(r -> r.getName()).contains("storageclasses", "csistoragecapacities");
   }
 
   // --- helpers ----------------------------------------------------------------------------------------
