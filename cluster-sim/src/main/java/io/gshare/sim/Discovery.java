@@ -29,6 +29,9 @@ final class Discovery {
   Discovery() {
     core("Namespace", "namespaces", false, "ns");
     core("Node", "nodes", false, "no");
+    // The node proxy (the kubelet's checkpoint and stats summary calls go through it).
+    resources.get("v1").add(new APIResourceBuilder().withName("nodes/proxy").withSingularName("").withNamespaced(false)
+        .withKind("NodeProxyOptions").withVerbs("create", "delete", "get", "patch", "update").build());
     core("Pod", "pods", true, "po");
     // The eviction subresource (PodEviction); kubectl drain looks for it here, with its group and version,
     // before it evicts rather than deletes.

@@ -284,6 +284,31 @@ public final class SimulatedCluster implements AutoCloseable {
     store.create(collectionPath(object), object);
   }
 
+  /**
+   * Sets the bytes in use that the kubelet's stats summary reports for a claim's volume (0 until set);
+   * false when the claim does not exist. Forgotten when the claim is deleted.
+   */
+  public boolean setVolumeUsedBytes(String namespace, String claim, long bytes) {
+    return storage.setUsedBytes(namespace, claim, bytes);
+  }
+
+  /** The bytes in use the stats summary reports for a claim's volume. */
+  public long volumeUsedBytes(String namespace, String claim) {
+    return storage.usedBytes(namespace, claim);
+  }
+
+  /**
+   * The kubelet stats summary of a node, as {@code GET /api/v1/nodes/<node>/proxy/stats/summary}
+   * answers it; empty when the node does not exist.
+   */
+  java.util.Optional<Map<String, Object>> statsSummary(String node) {
+    return storage.summary(node);
+  }
+
+  boolean isDropped(String node) {
+    return kubelet.isDropped(node);
+  }
+
   private void seedObjects() {
     for (HasMetadata object : SimObjects.addons(seed.addons())) {
       store.create(collectionPath(object), object);

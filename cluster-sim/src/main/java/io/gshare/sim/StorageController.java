@@ -1,6 +1,7 @@
 package io.gshare.sim;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -28,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,6 +61,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Reclaim</b>: a volume whose claim is gone is deleted (reclaim policy Delete) or marked
  *       {@code Released} (Retain). A bound claim whose volume is gone turns {@code Lost}.
  * </ul>
+ *
+ * <p>It also answers the storage half of the kubelet's stats summary (volume usage per pod), with the
+ * bytes in use that tests set per claim.
  */
 final class StorageController {
 
@@ -69,6 +74,13 @@ final class StorageController {
 
   private final ObjectStore store;
   private final Clock clock;
+  /**
+   * Bytes in use per claim ({@code namespace/name}), as tests set them, with the uid of the claim they
+   * were set for (a claim created anew under the same name starts empty) and when; 0 when unset.
+   */
+  private final Map<String, Usage> usedBytes = new ConcurrentHashMap<>();
+
+  private record Usage(String uid, long bytes, long setAt) {}
   /** {@code uid/reason...} of the events already written, so each is written once. */
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
   private final AtomicLong eventSequence = new AtomicLong();
@@ -95,6 +107,7 @@ final class StorageController {
   /** One pass over every claim and volume. */
   synchronized void reconcile() {
     Instant now = clock.instant();
+    long listedAt = System.nanoTime();
     Map<String, StorageClass> classes = store.list("/apis/storage.k8s.io/v1/storageclasses", StorageClassList.class)
         .getItems().stream().collect(Collectors.toMap(c -> c.getMetadata().getName(), c -> c, (a, b) -> a));
     StorageClass fallback = defaultClass(classes.values());
@@ -122,6 +135,8 @@ final class StorageController {
       }
     }
     Set<String> uids = remaining.values().stream().map(c -> c.getMetadata().getUid()).collect(Collectors.toSet());
+    // what was set before this pass listed the claims, for a claim the pass did not find, is for a claim gone
+    usedBytes.values().removeIf(u -> u.setAt() - listedAt < 0 && !uids.contains(u.uid()));
     reported.removeIf(k -> !uids.contains(k.substring(0, k.indexOf('/'))));
   }
 
@@ -345,6 +360,101 @@ final class StorageController {
       }
     }
     return names;
+  }
+
+  // --- the kubelet's volume stats -----------------------------------------------------------------
+
+  /** False when the claim does not exist. */
+  boolean setUsedBytes(String namespace, String claim, long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("used bytes must be >= 0, got " + bytes);
+    }
+    PersistentVolumeClaim current =
+        store.get("/api/v1/namespaces/" + namespace + "/persistentvolumeclaims/" + claim, PersistentVolumeClaim.class);
+    if (current == null) {
+      return false;
+    }
+    usedBytes.put(namespace + "/" + claim, new Usage(current.getMetadata().getUid(), bytes, System.nanoTime()));
+    return true;
+  }
+
+  /** What was set for the claim of that name (whichever claim of that name it was set for). */
+  long usedBytes(String namespace, String claim) {
+    Usage usage = usedBytes.get(namespace + "/" + claim);
+    return usage == null ? 0 : usage.bytes();
+  }
+
+  private long usedBytes(PersistentVolumeClaim claim) {
+    Usage usage = usedBytes.get(key(claim));
+    return usage == null || !usage.uid().equals(claim.getMetadata().getUid()) ? 0 : usage.bytes();
+  }
+
+  /**
+   * The kubelet Summary API ({@code /stats/summary}) of a node, reduced to the node's name and, for each
+   * Running pod bound to it, its reference and the stats of its PersistentVolumeClaim volumes whose
+   * claim is bound; empty when the node does not exist.
+   */
+  Optional<Map<String, Object>> summary(String nodeName) {
+    Node node = store.get("/api/v1/nodes/" + nodeName, Node.class);
+    if (node == null) {
+      return Optional.empty();
+    }
+    String now = clock.instant().toString();
+    Map<String, PersistentVolumeClaim> claims = store.list(CLAIMS, PersistentVolumeClaimList.class).getItems().stream()
+        .collect(Collectors.toMap(StorageController::key, c -> c, (a, b) -> a));
+    List<Map<String, Object>> pods = new ArrayList<>();
+    for (Pod pod : store.list("/api/v1/pods", PodList.class).getItems()) {
+      if (!nodeName.equals(pod.getSpec().getNodeName()) || pod.getStatus() == null
+          || !"Running".equals(pod.getStatus().getPhase())) {
+        continue;
+      }
+      String namespace = pod.getMetadata().getNamespace();
+      List<Map<String, Object>> volumes = new ArrayList<>();
+      for (Volume v : pod.getSpec().getVolumes() == null ? List.<Volume>of() : pod.getSpec().getVolumes()) {
+        if (v.getPersistentVolumeClaim() == null) {
+          continue;
+        }
+        String claimName = v.getPersistentVolumeClaim().getClaimName();
+        PersistentVolumeClaim claim = claims.get(namespace + "/" + claimName);
+        BigDecimal capacity = claim == null || claim.getStatus() == null || claim.getStatus().getCapacity() == null
+            ? null : bytes(claim.getStatus().getCapacity().get("storage"));
+        if (capacity == null || !"Bound".equals(claim.getStatus().getPhase())) {
+          continue; // the kubelet reports mounted volumes only
+        }
+        long capacityBytes = capacity.longValue();
+        long used = usedBytes(claim);
+        Map<String, Object> stats = new LinkedHashMap<>();
+        stats.put("time", now);
+        stats.put("availableBytes", Math.max(0, capacityBytes - used));
+        stats.put("capacityBytes", capacityBytes);
+        stats.put("usedBytes", used);
+        stats.put("name", v.getName());
+        stats.put("pvcRef", Map.of("name", claimName, "namespace", namespace));
+        volumes.add(stats);
+      }
+      Map<String, Object> entry = new LinkedHashMap<>();
+      Map<String, Object> ref = new LinkedHashMap<>();
+      ref.put("name", pod.getMetadata().getName());
+      ref.put("namespace", namespace);
+      ref.put("uid", pod.getMetadata().getUid());
+      entry.put("podRef", ref);
+      if (pod.getStatus().getStartTime() != null) {
+        entry.put("startTime", pod.getStatus().getStartTime());
+      }
+      if (!volumes.isEmpty()) {
+        entry.put("volume", volumes);
+      }
+      pods.add(entry);
+    }
+    Map<String, Object> nodeStats = new LinkedHashMap<>();
+    nodeStats.put("nodeName", nodeName);
+    if (node.getMetadata().getCreationTimestamp() != null) {
+      nodeStats.put("startTime", node.getMetadata().getCreationTimestamp());
+    }
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("node", nodeStats);
+    summary.put("pods", pods);
+    return Optional.of(summary);
   }
 
   // --- writes ---------------------------------------------------------------------------------------

@@ -42,7 +42,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Storage against the simulator, with the fabric8 client and raw HTTP: StorageClasses and
  * CSIStorageCapacity from the seed, claims provisioned and bound on the kubelet tick, expansion (and
- * its refusals), the pvc-protection finalizer and reclaim. Every test works in a namespace of its own.
+ * its refusals), the pvc-protection finalizer, reclaim, and the kubelet's stats summary through the node
+ * proxy. Every test works in a namespace of its own.
  */
 class StorageSimTest {
 
@@ -356,6 +357,51 @@ class StorageSimTest {
     });
   }
 
+  // --- the kubelet's stats summary --------------------------------------------------------------------
+
+  @Test
+  void theStatsSummaryThroughTheNodeProxyShowsTheBytesInUse() throws Exception {
+    String ns = "st-stats";
+    create(claim(ns, "home-1", CLASS, "10Gi"));
+    create(claim(ns, "home-2", CLASS, "2Gi"));
+    awaitBound(ns, "home-1");
+    awaitBound(ns, "home-2");
+    client.pods().inNamespace(ns).resource(pod(ns, "reader", "sim-h100-0", "home-1")).create();
+    client.pods().inNamespace(ns).resource(pod(ns, "writer", "sim-h100-0", "home-2")).create();
+    awaitRunning(ns, "reader");
+    awaitRunning(ns, "writer");
+
+    HttpResponse<String> set = send("PUT", "/sim/v1/namespaces/" + ns + "/persistentvolumeclaims/home-1/used-bytes",
+        "{\"used_bytes\": 3221225472}");
+    assertThat(set.statusCode()).isEqualTo(200);
+    assertThat(cluster.setVolumeUsedBytes(ns, "home-2", 1_000_000)).isTrue();
+
+    JsonNode summary = json.readTree(send("GET", "/api/v1/nodes/sim-h100-0/proxy/stats/summary", null).body());
+    assertThat(summary.path("node").path("nodeName").asText()).isEqualTo("sim-h100-0");
+    JsonNode first = volumeOf(summary, ns, "reader");
+    assertThat(first.path("name").asText()).isEqualTo("data");
+    assertThat(first.path("pvcRef").path("name").asText()).isEqualTo("home-1");
+    assertThat(first.path("pvcRef").path("namespace").asText()).isEqualTo(ns);
+    assertThat(first.path("usedBytes").asLong()).isEqualTo(3221225472L);
+    assertThat(first.path("capacityBytes").asLong()).isEqualTo(10L << 30);
+    assertThat(first.path("availableBytes").asLong()).isEqualTo((10L << 30) - 3221225472L);
+    JsonNode second = volumeOf(summary, ns, "writer");
+    assertThat(second.path("usedBytes").asLong()).isEqualTo(1_000_000);
+    assertThat(second.path("capacityBytes").asLong()).isEqualTo(2L << 30);
+
+    // the fabric8 client reads it the same way, and another node does not list these pods
+    String raw = client.raw(cluster.url() + "/api/v1/nodes/sim-a100-0/proxy/stats/summary");
+    assertThat(raw).contains("\"nodeName\":\"sim-a100-0\"").doesNotContain("\"reader\"");
+    assertThat(json.readTree(send("GET", "/sim/v1/namespaces/" + ns + "/persistentvolumeclaims/home-1/used-bytes", null)
+        .body()).path("used_bytes").asLong()).isEqualTo(3221225472L);
+
+    assertThat(send("GET", "/api/v1/nodes/no-such-node/proxy/stats/summary", null).statusCode()).isEqualTo(404);
+    assertThat(send("PUT", "/sim/v1/namespaces/" + ns + "/persistentvolumeclaims/no-such-claim/used-bytes",
+        "{\"used_bytes\": 1}").statusCode()).isEqualTo(404);
+    assertThat(send("PUT", "/sim/v1/namespaces/" + ns + "/persistentvolumeclaims/home-1/used-bytes",
+        "{\"used_bytes\": -1}").statusCode()).isEqualTo(400);
+  }
+
   // --- discovery --------------------------------------------------------------------------------------
 
   @Test
@@ -364,7 +410,8 @@ class StorageSimTest {
     assertThat(storage).contains("\"name\":\"storageclasses\"").contains("\"name\":\"csistoragecapacities\"");
     assertThat(send("GET", "/apis", null).body()).contains("storage.k8s.io/v1");
     assertThat(send("GET", "/api/v1", null).body()).contains("\"name\":\"persistentvolumeclaims\"")
-        .contains("\"name\":\"persistentvolumes\"").contains("\"name\":\"persistentvolumeclaims/status\"");
+        .contains("\"name\":\"persistentvolumes\"").contains("\"name\":\"persistentvolumeclaims/status\"")
+        .contains("\"name\":\"nodes/proxy\"");
     assertThat(send("GET", "/apis/storage.k8s.io/v1/storageclasses", null).body())
         .startsWith("{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClassList\"");
     assertThat(client.getApiResources("storage.k8s.io/v1").getResources())
