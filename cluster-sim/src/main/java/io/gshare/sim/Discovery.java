@@ -29,6 +29,9 @@ final class Discovery {
   Discovery() {
     core("Namespace", "namespaces", false, "ns");
     core("Node", "nodes", false, "no");
+    // The node proxy (the kubelet's checkpoint and stats summary calls go through it).
+    resources.get("v1").add(new APIResourceBuilder().withName("nodes/proxy").withSingularName("").withNamespaced(false)
+        .withKind("NodeProxyOptions").withVerbs("create", "delete", "get", "patch", "update").build());
     core("Pod", "pods", true, "po");
     // The eviction subresource (PodEviction); kubectl drain looks for it here, with its group and version,
     // before it evicts rather than deletes.
@@ -76,7 +79,7 @@ final class Discovery {
             .withShortNames(shortNames)
             .build();
     resources.computeIfAbsent(groupVersion(group, version), k -> new ArrayList<>()).add(resource);
-    if ("Pod".equals(kind) || "Node".equals(kind) || "Deployment".equals(kind) || "DaemonSet".equals(kind)) {
+    if (List.of("Pod", "Node", "Deployment", "DaemonSet", "PersistentVolumeClaim", "PersistentVolume").contains(kind)) {
       resources.get(groupVersion(group, version))
           .add(new APIResourceBuilder().withKind(kind).withName(plural + "/status").withNamespaced(namespaced)
               .withVerbs("get", "patch", "update").build());

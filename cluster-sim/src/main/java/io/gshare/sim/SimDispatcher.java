@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 
 /**
  * Front of the stand-in: answers what the fabric8 CRUD mock does not (version, health, discovery, the
- * eviction subresource, strategic merge patch, server-side apply, pod lists by {@code spec.nodeName})
- * and the simulator's own control API under {@code /sim/v1}, and hands everything else to the mock.
+ * eviction subresource, strategic merge patch, server-side apply, pod lists by {@code spec.nodeName}, the
+ * kubelet's checkpoint and stats summary calls through the node proxy) and the simulator's own control API
+ * under {@code /sim/v1}, and hands everything else to the mock (behind the claims' admission).
  */
 final class SimDispatcher extends Dispatcher {
 
@@ -23,6 +24,10 @@ final class SimDispatcher extends Dispatcher {
   private static final Pattern CHECKPOINT =
       Pattern.compile("/api/v1/nodes/([^/]+)/proxy/checkpoint/([^/]+)/([^/]+)/([^/]+)");
   private static final Pattern POD_FAIL = Pattern.compile("/sim/v1/namespaces/([^/]+)/pods/([^/]+)/fail");
+  /** The kubelet Summary API through the apiserver's node proxy. */
+  private static final Pattern STATS_SUMMARY = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary/?");
+  private static final Pattern USED_BYTES =
+      Pattern.compile("/sim/v1/namespaces/([^/]+)/persistentvolumeclaims/([^/]+)/used-bytes");
 
   private final Dispatcher crud;
   private final Discovery discovery = new Discovery();
@@ -65,6 +70,10 @@ final class SimDispatcher extends Dispatcher {
             .map(archive -> ok(Map.of("items", java.util.List.of(archive))))
             .orElseGet(() -> status(500, "InternalError",
                 "checkpointing is not supported on this node (CRIU and cuda-checkpoint are not ready)"));
+      }
+      Matcher stats = STATS_SUMMARY.matcher(bare);
+      if (stats.matches() && get) {
+        return statsSummary(stats.group(1));
       }
       Matcher eviction = PodEviction.PATH.matcher(bare);
       if (eviction.matches()) {
@@ -127,6 +136,10 @@ final class SimDispatcher extends Dispatcher {
           "kubernetesVersion", gitVersion,
           "droppedNodes", cluster.droppedNodes()));
     }
+    Matcher used = USED_BYTES.matcher(path);
+    if (used.matches()) {
+      return usedBytes(request, used.group(1), used.group(2));
+    }
     if (request.method() != HttpMethod.POST) {
       return status(405, "MethodNotAllowed", "the simulator's control API takes POST");
     }
@@ -151,6 +164,38 @@ final class SimDispatcher extends Dispatcher {
       return status(200, "OK", "pod " + pod.group(1) + "/" + pod.group(2) + " will fail");
     }
     return status(404, "NotFound", "no such simulator control endpoint: " + path);
+  }
+
+  /** 404 for an unknown node and 503 for a dropped one (its kubelet does not answer), as through a real proxy. */
+  private MockResponse statsSummary(String node) {
+    if (cluster.isDropped(node)) {
+      return status(503, "ServiceUnavailable", "error trying to reach service: the kubelet of simulated node " + node
+          + " is not answering (dropped)");
+    }
+    return cluster.statsSummary(node).map(this::ok).orElseGet(() -> ApiStatus.notFound("nodes", node));
+  }
+
+  /** {@code PUT {"used_bytes": N}} sets what the stats summary reports for the claim's volume; GET reads it. */
+  private MockResponse usedBytes(RecordedRequest request, String namespace, String claim) {
+    if (request.method() == HttpMethod.GET) {
+      return ok(Map.of("used_bytes", cluster.volumeUsedBytes(namespace, claim)));
+    }
+    if (request.method() != HttpMethod.PUT) {
+      return status(405, "MethodNotAllowed", "used-bytes takes PUT (or GET)");
+    }
+    com.fasterxml.jackson.databind.JsonNode value;
+    try {
+      value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(request.getUtf8Body()).path("used_bytes");
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+      return status(400, "BadRequest", "the body must be {\"used_bytes\": N}");
+    }
+    if (!value.canConvertToLong() || !value.isIntegralNumber() || value.asLong() < 0) {
+      return status(400, "BadRequest", "used_bytes must be an integer >= 0");
+    }
+    if (!cluster.setVolumeUsedBytes(namespace, claim, value.asLong())) {
+      return ApiStatus.notFound("persistentvolumeclaims", claim);
+    }
+    return ok(Map.of("used_bytes", value.asLong()));
   }
 
   /**

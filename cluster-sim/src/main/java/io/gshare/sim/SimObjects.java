@@ -16,6 +16,10 @@ import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressClassBuilder;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.gshare.workflows.kube.Annotations;
 import io.gshare.workflows.kube.LabelKeys;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +33,7 @@ import java.util.UUID;
 /**
  * Builds the objects a real GPU cluster built by {@code hack/cluster-bootstrap.sh} would hold: nodes
  * as HAMi registers them, RuntimeClass {@code nvidia}, the HAMi device-plugin DaemonSet and the
- * ingress-nginx controller. Pure functions; {@link SimulatedCluster} stores them.
+ * ingress-nginx controller, and the seed's StorageClasses with their CSIStorageCapacity objects. Pure functions; {@link SimulatedCluster} stores them.
  */
 public final class SimObjects {
 
@@ -70,6 +74,7 @@ public final class SimObjects {
     capacity.put("cpu", new Quantity(spec.hasGpus() ? "64" : "16"));
     capacity.put("memory", new Quantity(spec.hasGpus() ? "512Gi" : "64Gi"));
     capacity.put("pods", new Quantity("110"));
+    capacity.put("ephemeral-storage", new Quantity(spec.ephemeralStorage()));
     if (spec.hasGpus()) {
       SimSeed.GpuSpec gpus = spec.gpus();
       int split = gpus.splitCountFor(spec.gpuMode());
@@ -167,6 +172,58 @@ public final class SimObjects {
       objects.add(ingressNginxController());
     }
     return objects;
+  }
+
+  /** The seed's StorageClasses, then the namespaces and CSIStorageCapacity objects their drivers publish. */
+  public static List<HasMetadata> storage(List<SimSeed.StorageClassSpec> classes) {
+    List<HasMetadata> objects = new ArrayList<>();
+    java.util.Set<String> namespaces = new java.util.LinkedHashSet<>();
+    for (SimSeed.StorageClassSpec spec : classes) {
+      objects.add(storageClass(spec));
+      for (int i = 0; i < spec.capacities().size(); i++) {
+        SimSeed.CapacitySpec capacity = spec.capacities().get(i);
+        if (namespaces.add(capacity.namespace())) {
+          objects.add(namespace(capacity.namespace()));
+        }
+        objects.add(storageCapacity(spec, capacity, i));
+      }
+    }
+    return objects;
+  }
+
+  static StorageClass storageClass(SimSeed.StorageClassSpec spec) {
+    StorageClassBuilder builder = new StorageClassBuilder()
+        .withNewMetadata()
+        .withName(spec.name())
+        .addToLabels(LabelKeys.SIMULATED, LabelKeys.TRUE)
+        .endMetadata()
+        .withProvisioner(spec.provisioner())
+        .withReclaimPolicy(spec.reclaimPolicy())
+        .withVolumeBindingMode(spec.volumeBindingMode())
+        .withAllowVolumeExpansion(spec.expandable());
+    if (spec.isDefault()) {
+      builder.editMetadata().addToAnnotations(StorageKeys.DEFAULT_CLASS, "true").endMetadata();
+    }
+    return builder.build();
+  }
+
+  /** As the external-provisioner publishes them: labelled with the driver and the manager. */
+  static CSIStorageCapacity storageCapacity(SimSeed.StorageClassSpec spec, SimSeed.CapacitySpec capacity, int index) {
+    CSIStorageCapacityBuilder builder = new CSIStorageCapacityBuilder()
+        .withNewMetadata()
+        .withName(capacity.name() != null ? capacity.name() : spec.name() + "-" + index)
+        .withNamespace(capacity.namespace())
+        .addToLabels("csi.storage.k8s.io/drivername", spec.provisioner())
+        .addToLabels("csi.storage.k8s.io/managed-by", "external-provisioner")
+        .addToLabels(LabelKeys.SIMULATED, LabelKeys.TRUE)
+        .endMetadata()
+        .withStorageClassName(spec.name())
+        .withCapacity(new Quantity(capacity.capacity()))
+        .withNodeTopology(capacity.nodeTopology());
+    if (capacity.maximumVolumeSize() != null) {
+      builder.withMaximumVolumeSize(new Quantity(capacity.maximumVolumeSize()));
+    }
+    return builder.build();
   }
 
   static Namespace namespace(String name) {

@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A simulated GPU cluster: a Kubernetes API stand-in on a local port (the fabric8 mock server in CRUD
- * mode, plus discovery and a control API), seeded with HAMi-style GPU nodes and the add-ons gShare
- * checks for, and a kubelet simulator that runs the pods bound to its nodes. Everything it creates is
+ * mode, plus discovery and a control API), seeded with HAMi-style GPU nodes, the add-ons gShare
+ * checks for and StorageClasses, a kubelet simulator that runs the pods bound to its nodes, and a
+ * storage simulator that provisions, binds, expands and reclaims their claims' volumes
+ * ({@link ClaimAdmission}, {@link StorageController}). Everything it creates is
  * labelled {@value SimLabels#SIMULATED}.
  *
  * <p>Known gaps of the stand-in, which production code must not be bent around: server-side apply
@@ -45,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * ({@link StrategicMergePatch}), JSON merge patch appends to arrays, no set-based label selectors in
  * queries, field selectors only on name, namespace and a pod list's {@code spec.nodeName}, eviction with
  * budgets computed at each eviction ({@link PodEviction}), no HTTP streaming watch (websocket watch
- * works), no admission, no RBAC enforcement, deletion is immediate.
+ * works), no admission but the claims' ({@link ClaimAdmission}), no RBAC enforcement, deletion is
+ * immediate for objects without finalizers (a claim keeps {@code kubernetes.io/pvc-protection} while a pod
+ * mounts it).
  */
 public final class SimulatedCluster implements AutoCloseable {
 
@@ -81,6 +85,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final KubernetesMockServer server;
   private final ObjectStore store;
   private final KubeletSimulator kubelet;
+  private final StorageController storage;
   private final ScheduledExecutorService loop;
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
   private final AtomicInteger checkpoints = new AtomicInteger();
@@ -100,10 +105,14 @@ public final class SimulatedCluster implements AutoCloseable {
     KubernetesSerialization serialization = new KubernetesSerialization();
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     KubernetesMixedDispatcher crud = new KubernetesMixedDispatcher(responses);
-    this.store = new ObjectStore(crud, serialization);
+    // Every write, the simulator's own included, goes through the claims' admission, as on an apiserver.
+    ClaimAdmission admission = new ClaimAdmission(crud, serialization);
+    this.store = new ObjectStore(admission, serialization);
     this.kubelet = new KubeletSimulator(store, clock, options.podStartDelay());
+    this.storage = new StorageController(store, clock);
+    admission.afterDelete(this::reconcileStorageQuietly);
     SimDispatcher front =
-        new SimDispatcher(crud, serialization, seed.kubernetesVersion(), this::serverAddress, this);
+        new SimDispatcher(admission, serialization, seed.kubernetesVersion(), this::serverAddress, this);
     this.server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, front, false);
     this.loop =
         Executors.newSingleThreadScheduledExecutor(
@@ -275,8 +284,36 @@ public final class SimulatedCluster implements AutoCloseable {
     store.create(collectionPath(object), object);
   }
 
+  /**
+   * Sets the bytes in use that the kubelet's stats summary reports for a claim's volume (0 until set);
+   * false when the claim does not exist. Forgotten when the claim is deleted.
+   */
+  public boolean setVolumeUsedBytes(String namespace, String claim, long bytes) {
+    return storage.setUsedBytes(namespace, claim, bytes);
+  }
+
+  /** The bytes in use the stats summary reports for a claim's volume. */
+  public long volumeUsedBytes(String namespace, String claim) {
+    return storage.usedBytes(namespace, claim);
+  }
+
+  /**
+   * The kubelet stats summary of a node, as {@code GET /api/v1/nodes/<node>/proxy/stats/summary}
+   * answers it; empty when the node does not exist.
+   */
+  java.util.Optional<Map<String, Object>> statsSummary(String node) {
+    return storage.summary(node);
+  }
+
+  boolean isDropped(String node) {
+    return kubelet.isDropped(node);
+  }
+
   private void seedObjects() {
     for (HasMetadata object : SimObjects.addons(seed.addons())) {
+      store.create(collectionPath(object), object);
+    }
+    for (HasMetadata object : SimObjects.storage(seed.storageClasses())) {
       store.create(collectionPath(object), object);
     }
     seed.nodes().forEach(this::addNode);
@@ -297,6 +334,15 @@ public final class SimulatedCluster implements AutoCloseable {
       kubelet.tick();
     } catch (RuntimeException e) {
       log.warn("kubelet simulator tick failed: {}", e.toString());
+    }
+    reconcileStorageQuietly();
+  }
+
+  private void reconcileStorageQuietly() {
+    try {
+      storage.reconcile();
+    } catch (RuntimeException e) {
+      log.warn("storage simulator pass failed: {}", e.toString());
     }
   }
 
