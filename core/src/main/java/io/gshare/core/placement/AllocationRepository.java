@@ -95,8 +95,8 @@ public class AllocationRepository {
   public VolumeClusters clustersMountingVolumeOf(String sessionId) {
     return jdbc.sql("""
         select p.scope,
-               array(select pc.cluster_id from storage_pool_clusters pc where pc.pool_id = p.id) as selected,
-               array(select st.cluster_id from storage_pool_cluster_status st
+               array(select pc.cluster_id::text from storage_pool_clusters pc where pc.pool_id = p.id) as selected,
+               array(select st.cluster_id::text from storage_pool_cluster_status st
                       where st.pool_id = p.id and not st.storage_class_present) as not_ready
           from sessions s join volumes v on v.id = s.volume_id join storage_pools p on p.id = v.storage_pool_id
          where s.id = :s
