@@ -166,6 +166,7 @@ class VolumeApiIT extends ApiIntegrationTest {
     assertThat(manual.get("total_gb").asLong()).isEqualTo(500);
     assertThat(manual.get("allocated_gb").asLong()).isZero();
     assertThat(manual.get("free_gb").asLong()).isEqualTo(500);
+    assertThat(manual.path("is_default").isBoolean()).as(manual.toString()).isTrue();
     assertThat(manual.get("is_default").asBoolean()).isFalse();
     assertThat(manual.get("clusters")).hasSize(2);
     assertThat(cluster(manual, source).get("status").asText()).isEqualTo("unknown");
@@ -332,7 +333,8 @@ class VolumeApiIT extends ApiIntegrationTest {
     ok(createVolume(alice, volumeName(), 10, csi), 201);
 
     // Without pool_id: the default pool.
-    ok(send("PATCH", "/api/v1/storage/pools/" + big, "{\"is_default\":true}", admin), 200);
+    assertThat(ok(send("PATCH", "/api/v1/storage/pools/" + big, "{\"is_default\":true}", admin), 200).get("is_default")
+        .asBoolean()).isTrue();
     JsonNode implicit = ok(post("/api/v1/volumes", "{\"name\":\"%s\",\"size_gb\":5}".formatted(volumeName()), alice), 201);
     assertThat(implicit.get("pool_id").asText()).isEqualTo(big);
     ok(send("PATCH", "/api/v1/storage/pools/" + big, "{\"is_default\":false}", admin), 200);
