@@ -14,6 +14,7 @@ import io.gshare.api.session.MeteringProperties;
 import io.gshare.api.session.SessionProperties;
 import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.api.temporal.WorkerProperties;
+import io.gshare.api.volume.VolumeProperties;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
@@ -88,7 +89,14 @@ class ConfigurationKeysTest {
           Duration.ofSeconds(60), "gshare_token"));
       assertThat(context.getBean(WorkerProperties.class)).isEqualTo(new WorkerProperties(true));
       assertThat(context.getBean(DevProperties.class)).isEqualTo(new DevProperties(null, false));
+      assertThat(context.getBean(VolumeProperties.class)).isEqualTo(new VolumeProperties(Duration.ofHours(24)));
     });
+  }
+
+  @Test
+  void theReclaimGraceComesFromGshareVolumeReclaimGraceHours() {
+    api.withPropertyValues("GSHARE_VOLUME_RECLAIM_GRACE_HOURS=2").run(context ->
+        assertThat(context.getBean(VolumeProperties.class).reclaimGrace()).isEqualTo(Duration.ofHours(2)));
   }
 
   @Test
@@ -118,6 +126,7 @@ class ConfigurationKeysTest {
       "gshare.security.key-directory",
       "gshare.worker.enable",
       "gshare.dev.admin-token",
+      "gshare.volumes.reclaim-grace-hours",
   })
   void anUnknownKeyStopsTheStart(String key) {
     api.withPropertyValues(key + "=x").run(context -> {
@@ -143,6 +152,7 @@ class ConfigurationKeysTest {
       "gshare.temporal.sticky-schedule-to-start=0s; stickyScheduleToStart",
       "gshare.security.user-token-ttl=400d; user-token-ttl must not exceed max-user-token-ttl",
       "gshare.security.session-cookie=gshare token; sessionCookie",
+      "gshare.volumes.reclaim-grace=-1h; reclaimGrace",
   })
   void anInvalidValueStopsTheStart(String setting, String named) {
     api.withPropertyValues(setting).run(context -> {

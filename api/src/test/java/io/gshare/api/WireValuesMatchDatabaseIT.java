@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gshare.core.placement.Packing;
 import io.gshare.core.user.Role;
+import io.gshare.core.volume.CapacitySource;
+import io.gshare.core.volume.ExpansionStatus;
+import io.gshare.core.volume.PoolScope;
+import io.gshare.core.volume.VolumeStatus;
 import io.gshare.workflows.cluster.ClusterStatus;
 import io.gshare.workflows.session.MaxRuntimeAction;
 import io.gshare.workflows.session.PauseKind;
@@ -51,5 +55,15 @@ class WireValuesMatchDatabaseIT extends io.gshare.api.support.ApiIntegrationTest
     assertThat(allowed("users", "role")).containsExactlyInAnyOrderElementsOf(wire(Role.class, Role::wireName));
     assertThat(allowed("policies", "max_runtime_action"))
         .containsExactlyInAnyOrderElementsOf(wire(MaxRuntimeAction.class, MaxRuntimeAction::wireName));
+  }
+
+  @Test
+  void volumeStatusesPoolScopesCapacitySourcesAndExpansionStatusesAreTheSchemas() {
+    assertThat(allowed("volumes", "status")).containsExactlyInAnyOrderElementsOf(wire(VolumeStatus.class, VolumeStatus::wireName));
+    assertThat(allowed("storage_pools", "scope")).containsExactlyInAnyOrderElementsOf(wire(PoolScope.class, PoolScope::wireName));
+    assertThat(allowed("storage_pools", "capacity_source"))
+        .containsExactlyInAnyOrderElementsOf(wire(CapacitySource.class, CapacitySource::wireName));
+    assertThat(allowed("volume_expansions", "status"))
+        .containsExactlyInAnyOrderElementsOf(wire(ExpansionStatus.class, ExpansionStatus::wireName));
   }
 }

@@ -44,12 +44,14 @@ class PolicyController {
   record PolicyInput(@Min(0) Integer maxConcurrentSessions, @Min(1) Integer maxRuntimeMinutes,
       @Pattern(regexp = "pause|terminate") String maxRuntimeAction, @Min(1) Integer idleTimeoutMinutes,
       @Pattern(regexp = "none|shared_pool") String overflow, @Pattern(regexp = "binpack|spread") String placement,
-      @DecimalMin("0") BigDecimal minBalanceToStart) {
+      @DecimalMin("0") BigDecimal minBalanceToStart, @Min(0) Integer volumeQuotaGb, @Min(0) Integer volumeQuotaCount,
+      @Min(0) Integer teamVolumeQuotaGb, @Min(0) Integer teamVolumeQuotaCount) {
 
     Policy toPolicy(String teamId) {
       return new Policy(teamId, maxConcurrentSessions, maxRuntimeMinutes, maxRuntimeAction == null ? "pause" : maxRuntimeAction,
           idleTimeoutMinutes, overflow == null ? "shared_pool" : overflow, placement == null ? "binpack" : placement,
-          minBalanceToStart == null ? BigDecimal.ZERO : minBalanceToStart);
+          minBalanceToStart == null ? BigDecimal.ZERO : minBalanceToStart, volumeQuotaGb, volumeQuotaCount,
+          teamVolumeQuotaGb, teamVolumeQuotaCount);
     }
   }
 

@@ -151,6 +151,11 @@ public class SessionService {
   /** The session row, its GPUs and (with a volume) the claim its cluster will make: one transaction. */
   private Placed place(Caller.User caller, String sessionId, OfferingRepository.Offering offering, String imageId,
       ImageRepository.Image image, String volumeId, String name) {
+    // Waits for a delete of the volume in flight (and makes a later one wait for this session): a deleted
+    // volume is never mounted, a mounted one never deleted.
+    if (volumeId != null && !volumes.lockLive(volumeId)) {
+      throw GshareException.notFound("volume", volumeId);
+    }
     sessions.insertPending(new SessionRepository.NewSession(sessionId, caller.userId(), name, offering.id(),
         offering.gpuModel(), offering.mode(), offering.pricePerHour(), imageId, image.reference(), volumeId,
         WorkflowIds.session(sessionId)));

@@ -17,6 +17,7 @@ public enum ProblemCode {
   CONFLICT(409, "Conflict"),
   UNSERVICEABLE(409, "Unserviceable"),
   INSUFFICIENT_CAPACITY(409, "Insufficient capacity"),
+  INSUFFICIENT_STORAGE(409, "Insufficient storage"),
   INSUFFICIENT_CREDITS(402, "Insufficient credits"),
   QUOTA_EXCEEDED(409, "Quota exceeded"),
   NODE_BUSY(409, "Node busy"),

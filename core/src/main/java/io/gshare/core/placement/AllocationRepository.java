@@ -78,18 +78,32 @@ public class AllocationRepository {
   }
 
   /**
-   * The clusters that may mount the session's volume: those its storage pool names when the pool's scope
-   * is {@code selected}; null when any cluster may (no volume, no pool, or scope {@code all}).
+   * Where a session's volume may be mounted: the clusters its storage pool names (scope {@code selected}; null: any
+   * cluster), less those whose worker reported the pool's StorageClass missing.
    */
-  public Set<String> clustersMountingVolumeOf(String sessionId) {
-    String pool = jdbc.sql("""
-        select p.id from sessions s join volumes v on v.id = s.volume_id join storage_pools p on p.id = v.storage_pool_id
-         where s.id = :s and p.scope = 'selected'
-        """).param("s", sessionId).query(String.class).optional().orElse(null);
-    if (pool == null) {
-      return null;
+  public record VolumeClusters(Set<String> only, Set<String> notReady) {
+
+    public boolean allows(String clusterId) {
+      return (only == null || only.contains(clusterId)) && !notReady.contains(clusterId);
     }
-    return Set.copyOf(jdbc.sql("select cluster_id from storage_pool_clusters where pool_id = :p").param("p", pool)
-        .query(String.class).list());
+  }
+
+  /**
+   * The clusters that may mount the session's volume, in one query; null when any cluster may (no volume, or a
+   * volume in no pool).
+   */
+  public VolumeClusters clustersMountingVolumeOf(String sessionId) {
+    return jdbc.sql("""
+        select p.scope,
+               array(select pc.cluster_id::text from storage_pool_clusters pc where pc.pool_id = p.id) as selected,
+               array(select st.cluster_id::text from storage_pool_cluster_status st
+                      where st.pool_id = p.id and not st.storage_class_present) as not_ready
+          from sessions s join volumes v on v.id = s.volume_id join storage_pools p on p.id = v.storage_pool_id
+         where s.id = :s
+        """).param("s", sessionId)
+        .query((rs, n) -> new VolumeClusters(
+            "selected".equals(rs.getString("scope")) ? Set.copyOf(List.of((String[]) rs.getArray("selected").getArray())) : null,
+            Set.copyOf(List.of((String[]) rs.getArray("not_ready").getArray()))))
+        .optional().orElse(null);
   }
 }

@@ -10,7 +10,7 @@ import io.gshare.workflows.session.GpuPlacement;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.TreeSet;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -98,11 +98,12 @@ public class PlacementService {
     if (write) {
       allocations.lockModel(offering.gpuModel());
     }
-    Set<String> mountable = request.sessionId() == null ? null : allocations.clustersMountingVolumeOf(request.sessionId());
+    AllocationRepository.VolumeClusters mountable =
+        request.sessionId() == null ? null : allocations.clustersMountingVolumeOf(request.sessionId());
     Packing packing = Packing.fromWire(policy.placement());
     List<GpuCandidate> all = allocations.candidates(offering.gpuModel(), offering.mode(), liveness.staleAfter()).stream()
         .filter(c -> request.clusterId() == null || request.clusterId().equals(c.clusterId()))
-        .filter(c -> mountable == null || mountable.contains(c.clusterId()))
+        .filter(c -> mountable == null || mountable.allows(c.clusterId()))
         .toList();
     boolean anyHardware = false;
     for (List<String> tier : tiers) {
@@ -130,10 +131,12 @@ public class PlacementService {
         + ": try again when a session ends");
   }
 
-  private static String where(Request request, Set<String> mountable) {
+  private static String where(Request request, AllocationRepository.VolumeClusters mountable) {
     if (request.clusterId() != null) {
       return " on the session's cluster " + request.clusterId();
     }
-    return mountable == null ? "" : " on a cluster that may mount your volume's storage pool";
+    return mountable == null ? "" : " on a cluster that may mount your volume's storage pool"
+        + (mountable.notReady().isEmpty() ? "" : " (its StorageClass is missing on " + String.join(", ",
+            new TreeSet<>(mountable.notReady())) + ")");
   }
 }

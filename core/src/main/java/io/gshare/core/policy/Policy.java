@@ -12,12 +12,18 @@ import java.math.BigDecimal;
  * @param overflow {@code shared_pool}: sessions may run on the shared pool when the team's pool is full or empty
  * @param placement {@code binpack} (fill GPUs, keep whole ones free) or {@code spread}
  * @param minBalanceToStart credits a user needs to start a session
+ * @param volumeQuotaGb GiB of volumes (not deleted) each user may hold; null: no limit
+ * @param volumeQuotaCount volumes (not deleted) each user may hold; null: no limit
+ * @param teamVolumeQuotaGb GiB of volumes the team's users may hold together; null: no limit
+ * @param teamVolumeQuotaCount volumes the team's users may hold together; null: no limit
  */
 public record Policy(String teamId, Integer maxConcurrentSessions, Integer maxRuntimeMinutes, String maxRuntimeAction,
-    Integer idleTimeoutMinutes, String overflow, String placement, BigDecimal minBalanceToStart) {
+    Integer idleTimeoutMinutes, String overflow, String placement, BigDecimal minBalanceToStart,
+    Integer volumeQuotaGb, Integer volumeQuotaCount, Integer teamVolumeQuotaGb, Integer teamVolumeQuotaCount) {
 
   /** When no default policy row exists: no limits, overflow allowed, binpack. */
-  public static final Policy BUILT_IN = new Policy(null, null, null, "pause", null, "shared_pool", "binpack", BigDecimal.ZERO);
+  public static final Policy BUILT_IN = new Policy(null, null, null, "pause", null, "shared_pool", "binpack", BigDecimal.ZERO,
+      null, null, null, null);
 
   public boolean mayOverflow() {
     return "shared_pool".equals(overflow);

@@ -20,6 +20,23 @@ public final class AdvisoryLocks {
     lock(jdbc, "gshare-inventory:" + clusterId);
   }
 
+  /**
+   * The volumes of one user, of one team, or in one storage pool: a create, restore, expansion request or
+   * approval counts the use it checks under these, so two racing ones count each other. Taken in this order
+   * (team, user, pool), after the volume's own row lock when there is one.
+   */
+  public static void volumesOfTeam(JdbcClient jdbc, String teamId) {
+    lock(jdbc, "gshare-volumes-team:" + teamId);
+  }
+
+  public static void volumesOfUser(JdbcClient jdbc, String userId) {
+    lock(jdbc, "gshare-volumes-user:" + userId);
+  }
+
+  public static void storagePool(JdbcClient jdbc, String poolId) {
+    lock(jdbc, "gshare-storage-pool:" + poolId);
+  }
+
   private static void lock(JdbcClient jdbc, String key) {
     jdbc.sql("select pg_advisory_xact_lock(hashtext(:key))").param("key", key).query((rs, n) -> 1).list();
   }

@@ -1,0 +1,23 @@
+package io.gshare.core.volume;
+
+import java.util.Locale;
+
+/** A volume's status; the wire and database values are the lower-case names. */
+public enum VolumeStatus {
+  /** Written before the volume API existed; treated as {@link #AVAILABLE}. */
+  PENDING,
+  /** Mountable: a session claims it on the cluster it runs on. */
+  AVAILABLE,
+  IN_USE,
+  /** An approved expansion waits for the volume sync to grow its claims to {@code requested_size_gb}. */
+  EXPANDING,
+  /** Deleted by its owner or an admin; restorable until {@code reclaim_after}, then reclaimed. */
+  DELETING,
+  DELETED,
+  /** Its claims are gone on every cluster; the row stays as history. */
+  RECLAIMED;
+
+  public String wireName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
