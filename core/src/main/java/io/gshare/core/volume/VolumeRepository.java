@@ -1,6 +1,5 @@
 package io.gshare.core.volume;
 
-import io.gshare.contract.internal.VolumeSync.VolumeState;
 import io.gshare.core.support.NewIds;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -229,27 +228,6 @@ public class VolumeRepository {
         """)
         .param("ids", ids.toArray(String[]::new)).param("cluster", clusterId)
         .query(String.class).list());
-  }
-
-  /**
-   * Applies what the cluster reports of its claim of the volume, and the volume's usage when known; returns
-   * the claim rows written.
-   */
-  public int applySync(String clusterId, VolumeState v) {
-    int written = jdbc.sql("""
-        insert into volume_claims (volume_id, cluster_id, pvc_name, phase, capacity_bytes, synced_at)
-        values (:v, :c, :pvc, :phase, :cap, now())
-        on conflict (volume_id, cluster_id) do update set pvc_name = excluded.pvc_name, phase = excluded.phase,
-            capacity_bytes = excluded.capacity_bytes, synced_at = excluded.synced_at
-        """)
-        .param("v", v.volumeId()).param("c", clusterId).param("pvc", v.pvcName()).param("phase", v.phase())
-        .param("cap", v.capacityBytes())
-        .update();
-    if (v.usedBytes() != null) {
-      jdbc.sql("update volumes set used_bytes = :used where id = :v").param("used", v.usedBytes())
-          .param("v", v.volumeId()).update();
-    }
-    return written;
   }
 
   private static Volume map(ResultSet rs, int row) throws SQLException {
