@@ -1,0 +1,190 @@
+package io.gshare.api.volume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCluster;
+import java.math.BigDecimal;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * A volume's whole life on the dev runtime's parts (real PostgreSQL, the Temporal dev server, a simulated
+ * cluster with a CSI-like StorageClass and its real worker): pool capacity from the worker's sync, a
+ * session that claims and mounts the volume, used bytes from the kubelet's stats, an approved expansion
+ * applied to the claim, delete → reclaim after a short grace → claim gone, and a restore within the grace.
+ */
+@TestPropertySource(properties = {"gshare.volumes.reclaim-grace=4s",
+    "gshare.cluster-worker.volume-sync-interval-seconds=2"})
+class VolumeLifecycleIT extends ApiIntegrationTest {
+
+  static final String MODEL = "NVIDIA A40";
+  static final String STORAGE_CLASS = "gshare-e2e-nfs";
+  static final long GIB = 1024L * 1024 * 1024;
+
+  private static SimulatedCluster sim;
+  private static String clusterId;
+  private static String offering;
+  private static String image;
+  private static String pool;
+
+  @Autowired ObjectMapper json;
+  @Autowired CreditLedger ledger;
+  private String admin;
+
+  @BeforeEach
+  void aClusterWithStorage() throws Exception {
+    admin = adminToken();
+    if (sim != null) {
+      return;
+    }
+    SimSeed seed = new SimSeed("v1.36.0", List.of(
+        new SimSeed.NodeSpec("a40-0", "exclusive", new SimSeed.GpuSpec(MODEL, 2, 46068, null), Map.of()),
+        new SimSeed.NodeSpec("store-0", "cpu", null, Map.of("gshare.io/role", "storage"), "800Gi")), null,
+        List.of(new SimSeed.StorageClassSpec(STORAGE_CLASS, "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
+            false, List.of(new SimSeed.CapacitySpec("democratic-csi", null, "100Gi", "100Gi", null)))));
+    sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("volumes")));
+    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("volumes", ".kubeconfig")));
+    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
+        "name", NewTestIds.next("volumes").replace('_', '-'), "kubeconfig", kubeconfig,
+        "session_domain", "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
+    clusterId = accepted.at("/cluster/id").asText();
+    String operation = accepted.at("/operation/id").asText();
+    await().atMost(Duration.ofSeconds(180)).until(() ->
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    HttpResponse<String> created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+        + MODEL + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":3}", admin);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    offering = json.readTree(created.body()).get("id").asText();
+    image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+    HttpResponse<String> poolCreated = post("/api/v1/storage/pools", """
+        {"name":"%s","cluster_id":"%s","storage_class":"%s","scope":"all","capacity_source":"csi"}
+        """.formatted(NewTestIds.next("e2e"), clusterId, STORAGE_CLASS), admin);
+    assertThat(poolCreated.statusCode()).as(poolCreated.body()).isEqualTo(201);
+    pool = json.readTree(poolCreated.body()).get("id").asText();
+    // The worker's sync reports the class's CSIStorageCapacity: the pool's capacity.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      JsonNode now = json.readTree(get("/api/v1/storage/pools/" + pool, admin).body());
+      assertThat(now.path("total_gb").asLong()).as(now.toString()).isEqualTo(100);
+    });
+  }
+
+  private String user() {
+    String user = newUser("user");
+    ledger.grant(user, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
+    return tokenFor(user);
+  }
+
+  private String volume(String token, int sizeGb) throws Exception {
+    HttpResponse<String> created = post("/api/v1/volumes", "{\"name\":\"%s\",\"size_gb\":%d,\"pool_id\":\"%s\"}"
+        .formatted(NewTestIds.next("data").replace('_', '-'), sizeGb, pool), token);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    return json.readTree(created.body()).get("id").asText();
+  }
+
+  private String runSession(String token, String volume) throws Exception {
+    HttpResponse<String> created = post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image
+        + "\",\"volume_id\":\"" + volume + "\"}", token);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+    String id = json.readTree(created.body()).at("/session/id").asText();
+    await().atMost(Duration.ofSeconds(120)).untilAsserted(() -> assertThat(
+        json.readTree(get("/api/v1/sessions/" + id, admin).body()).at("/session/state").asText()).isEqualTo("running"));
+    return id;
+  }
+
+  private void end(String token, String session) {
+    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, token).statusCode()).isEqualTo(200);
+  }
+
+  private PersistentVolumeClaim claim(String volume) {
+    try (KubernetesClient k8s = sim.newClient()) {
+      return k8s.persistentVolumeClaims().inNamespace("gshare-sessions").withLabel("gshare.io/volume-id", volume).list()
+          .getItems().stream().findFirst().orElse(null);
+    }
+  }
+
+  private JsonNode volumeView(String volume) throws Exception {
+    return json.readTree(get("/api/v1/volumes/" + volume, admin).body());
+  }
+
+  @Test
+  void aVolumeIsClaimedWhereItsSessionRunsGrowsOnApprovalAndIsReclaimedAfterTheGrace() throws Exception {
+    String token = user();
+    String volume = volume(token, 10);
+    String session = runSession(token, volume);
+
+    PersistentVolumeClaim claim = claim(volume);
+    assertThat(claim.getSpec().getStorageClassName()).isEqualTo(STORAGE_CLASS);
+    assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
+    assertThat(sim.setVolumeUsedBytes("gshare-sessions", claim.getMetadata().getName(), 3 * GIB)).isTrue();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(volumeView(volume).path("used_bytes").asLong()).isEqualTo(3 * GIB));
+    assertThat(volumeView(volume).toString()).contains(clusterId);
+
+    // The owner asks for 20 GiB, an admin approves, the sync applies it to the claim.
+    HttpResponse<String> asked = post("/api/v1/volumes/" + volume + "/expansion", "{\"size_gb\":20}", token);
+    assertThat(asked.statusCode()).as(asked.body()).isIn(200, 201, 202);
+    String expansion = json.readTree(asked.body()).path("id").asText();
+    HttpResponse<String> approved = post("/api/v1/volume-expansions/" + expansion + "/approve", null, admin);
+    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
+      assertThat(claim(volume).getStatus().getCapacity().get("storage")).isEqualTo(new Quantity("20Gi"));
+      JsonNode now = volumeView(volume);
+      assertThat(now.path("size_gb").asInt()).as(now.toString()).isEqualTo(20);
+      assertThat(now.path("status").asText()).isEqualTo("available");
+    });
+
+    end(token, session);
+    HttpResponse<String> deleted = send("DELETE", "/api/v1/volumes/" + volume, null, token);
+    assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(202);
+    String operation = "volume-reclaim-" + volume;
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+      JsonNode op = json.readTree(get("/api/v1/operations/" + operation, admin).body());
+      assertThat(op.path("status").asText()).as(op.toString()).isEqualTo("completed");
+    });
+    assertThat(claim(volume)).as("the claim is gone from the cluster").isNull();
+    JsonNode reclaimed = volumeView(volume);
+    assertThat(reclaimed.path("status").asText()).isEqualTo("reclaimed");
+    assertThat(reclaimed.path("sessions").toString()).as("history kept").contains(session);
+    assertThat(post("/api/v1/volumes/" + volume + "/restore", null, token).statusCode()).isEqualTo(409);
+  }
+
+  @Test
+  void aVolumeRestoredWithinTheGraceKeepsItsClaimAndServesAgain() throws Exception {
+    String token = user();
+    String volume = volume(token, 5);
+    end(token, runSession(token, volume));
+    String claimName = claim(volume).getMetadata().getName();
+
+    assertThat(send("DELETE", "/api/v1/volumes/" + volume, null, token).statusCode()).isEqualTo(202);
+    HttpResponse<String> restored = post("/api/v1/volumes/" + volume + "/restore", null, token);
+    assertThat(restored.statusCode()).as(restored.body()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      JsonNode op = json.readTree(get("/api/v1/operations/volume-reclaim-" + volume, admin).body());
+      assertThat(op.path("status").asText()).as(op.toString()).isEqualTo("completed");
+      assertThat(op.toString()).contains("restored within the grace period");
+    });
+    Thread.sleep(5_000); // past the grace: nothing may happen now
+    assertThat(claim(volume)).isNotNull();
+    assertThat(claim(volume).getMetadata().getName()).isEqualTo(claimName);
+    assertThat(volumeView(volume).path("status").asText()).isEqualTo("available");
+    end(token, runSession(token, volume));
+  }
+}
