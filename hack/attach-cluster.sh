@@ -5,13 +5,16 @@
 # namespace, operator token, cluster-worker), and follows that operation to its end.
 #
 # Usage: hack/attach-cluster.sh --kubeconfig FILE --name NAME --control-plane URL --session-domain HOST
-#                               [--ingress-node NODE] [--storage-values FILE] [--skip-ingress] [--no-wait]
+#                               [--ingress-node NODE] [--storage-values FILE [--skip-nfs-check]] [--skip-ingress] [--no-wait]
 #   --kubeconfig       the cluster to attach (its server: must be reachable from the control plane)
 #   --name             the cluster's name in gShare (a DNS label, e.g. lab-c2)
 #   --control-plane    the control plane's URL, e.g. https://gshare.example.com
 #   --session-domain   the host this cluster's ingress serves sessions on, e.g. gshare.lab-c2.example.com
 #   --ingress-node     the node ingress-nginx is bound to (recorded with the cluster)
-#   --storage-values   democratic-csi values (see deploy/storage/); installs it as release gshare-storage
+#   --storage-values   democratic-csi values (see deploy/storage/); installs it as release gshare-storage, after
+#                      checking every node has an NFS client, and registers its StorageClass as the cluster's
+#                      volume StorageClass (for volumes without a storage pool)
+#   --skip-nfs-check   do not check the nodes' NFS client (the check runs kubectl debug node on each node)
 #   --skip-ingress     ingress-nginx is already installed
 #   --no-wait          print the operation and return without following it
 #
@@ -22,6 +25,7 @@
 #   HAMI_CHART_VERSION  ${HAMI_CHART_VERSION:-2.10.0}
 #   INGRESS_NGINX_CHART_REPO  ${INGRESS_NGINX_CHART_REPO:-https://kubernetes.github.io/ingress-nginx}
 #   DEMOCRATIC_CSI_CHART_REPO ${DEMOCRATIC_CSI_CHART_REPO:-https://democratic-csi.github.io/charts}
+#   NFS_CHECK_IMAGE     ${NFS_CHECK_IMAGE:-busybox:1.36}, the image kubectl debug node runs for the NFS check
 #   ATTACH_WAIT_TRIES   ${ATTACH_WAIT_TRIES:-120} polls of the operation, ATTACH_WAIT_INTERVAL (default 5 s) apart
 # Every step is idempotent: run it again after a failure.
 set -o errexit -o nounset -o pipefail
@@ -32,13 +36,14 @@ HAMI_CHART_VERSION="${HAMI_CHART_VERSION:-2.10.0}"
 INGRESS_NGINX_CHART_REPO="${INGRESS_NGINX_CHART_REPO:-https://kubernetes.github.io/ingress-nginx}"
 DEMOCRATIC_CSI_CHART_REPO="${DEMOCRATIC_CSI_CHART_REPO:-https://democratic-csi.github.io/charts}"
 ATTACH_WAIT_TRIES="${ATTACH_WAIT_TRIES:-120}"
+NFS_CHECK_IMAGE="${NFS_CHECK_IMAGE:-busybox:1.36}"
 ATTACH_WAIT_INTERVAL="${ATTACH_WAIT_INTERVAL:-5}"
 
 info() { printf 'attach-cluster: %s\n' "$*" >&2; }
 fatal() { printf 'attach-cluster: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '7,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 usage_error() {
@@ -74,6 +79,41 @@ check_kubeconfig() {
   info "cluster apiserver ${server}"
 }
 
+# storage_class_of FILE: the first storageClasses[].name of democratic-csi values, or nothing.
+storage_class_of() {
+  awk '
+    /^storageClasses:/ { inside = 1; next }
+    inside && /^[^[:space:]#-]/ { inside = 0 }
+    inside && /name:/ { sub(/.*name:[[:space:]]*/, ""); gsub(/["\047[:space:]]/, ""); print; exit }
+  ' "$1"
+}
+
+# Sessions mount volumes over NFS: a node without the client leaves session pods in ContainerCreating.
+# Each node is asked through kubectl debug node (a short pod with the host's filesystem at /host).
+check_nfs_clients() {
+  local kubeconfig=$1 node answer missing=""
+  local k=(kubectl --kubeconfig "${kubeconfig}")
+  for node in $("${k[@]}" get nodes -o 'jsonpath={.items[*].metadata.name}'); do
+    answer="$("${k[@]}" debug "node/${node}" --namespace default --image "${NFS_CHECK_IMAGE}" --profile sysadmin --quiet \
+      --attach=true -- chroot /host sh -c \
+      'if command -v mount.nfs >/dev/null 2>&1 || [ -x /sbin/mount.nfs ] || [ -x /usr/sbin/mount.nfs ]; then echo nfs-client=yes; else echo nfs-client=no; fi' \
+      2>/dev/null || true)"
+    local debuggers=()
+    mapfile -t debuggers < <("${k[@]}" get pods --namespace default -o name 2>/dev/null | grep "node-debugger-${node}-" || true)
+    if [ "${#debuggers[@]}" -gt 0 ]; then
+      "${k[@]}" delete --namespace default --ignore-not-found --wait=false "${debuggers[@]}" >/dev/null 2>&1 || true
+    fi
+    case "${answer}" in
+      *nfs-client=yes*) info "node ${node}: NFS client present" ;;
+      *nfs-client=no*) missing="${missing} ${node}" ;;
+      *) missing="${missing} ${node}(unchecked)" ;;
+    esac
+  done
+  if [ -n "${missing}" ]; then
+    fatal "no NFS client on:${missing}. Install it on every node (Debian/Ubuntu: apt-get install -y nfs-common; RHEL/Rocky: dnf install -y nfs-utils) and open 2049/tcp (NFSv3 also 111/tcp, 20048/tcp) to the storage server, then run this again; nodes marked (unchecked) could not be asked (kubectl debug node), and --skip-nfs-check skips the check"
+  fi
+}
+
 install_runtime() {
   local kubeconfig=$1 skip_ingress=$2 storage_values=$3
   local k=(kubectl --kubeconfig "${kubeconfig}")
@@ -101,7 +141,7 @@ install_runtime() {
   label_gpu_nodes "${kubeconfig}"
 
   if [ -n "${storage_values}" ]; then
-    info "democratic-csi (StorageClass gshare-data)"
+    info "democratic-csi (StorageClass $(storage_class_of "${storage_values}"))"
     "${h[@]}" repo add democratic-csi "${DEMOCRATIC_CSI_CHART_REPO}" --force-update >/dev/null
     "${h[@]}" upgrade --install gshare-storage democratic-csi/democratic-csi --namespace gshare-storage \
       --create-namespace -f "${storage_values}"
@@ -137,11 +177,14 @@ api() {
 }
 
 register() {
-  local control_plane=$1 name=$2 kubeconfig=$3 domain=$4 ingress_node=$5
+  local control_plane=$1 name=$2 kubeconfig=$3 domain=$4 ingress_node=$5 storage_class=${6:-}
   local body answer status
   body="{\"name\":$(json_string "${name}"),\"kubeconfig\":$(json_string "$(cat "${kubeconfig}")"),\"session_domain\":$(json_string "${domain}")"
   if [ -n "${ingress_node}" ]; then
     body="${body},\"ingress_node\":$(json_string "${ingress_node}")"
+  fi
+  if [ -n "${storage_class}" ]; then
+    body="${body},\"storage\":{\"volume_storage_class\":$(json_string "${storage_class}")}"
   fi
   body="${body}}"
   answer="$(api POST "${control_plane}/api/v1/clusters" "${body}")"
@@ -175,6 +218,7 @@ follow() {
 
 main() {
   local kubeconfig="" name="" control_plane="" domain="" ingress_node="" storage_values="" skip_ingress=0 wait=1
+  local nfs_check=1 storage_class=""
   while [ "$#" -gt 0 ]; do
     case "$1" in
       --kubeconfig|--name|--control-plane|--session-domain|--ingress-node|--storage-values)
@@ -191,6 +235,7 @@ main() {
         esac
         shift ;;
       --skip-ingress) skip_ingress=1 ;;
+      --skip-nfs-check) nfs_check=0 ;;
       --no-wait) wait=0 ;;
       -h|--help) usage; return 0 ;;
       *) usage_error "unknown argument: $1" ;;
@@ -204,8 +249,10 @@ main() {
   [ -f "${kubeconfig}" ] || usage_error "--kubeconfig ${kubeconfig} is not a file"
   [[ "${name}" =~ ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$ ]] || usage_error "--name must be a DNS label, e.g. lab-c2"
   [[ "${control_plane}" =~ ^https?:// ]] || usage_error "--control-plane must be an http(s) URL"
-  if [ -n "${storage_values}" ] && [ ! -f "${storage_values}" ]; then
-    usage_error "--storage-values ${storage_values} is not a file"
+  if [ -n "${storage_values}" ]; then
+    [ -f "${storage_values}" ] || usage_error "--storage-values ${storage_values} is not a file"
+    storage_class="$(storage_class_of "${storage_values}")"
+    [ -n "${storage_class}" ] || usage_error "--storage-values ${storage_values} names no StorageClass (storageClasses[].name)"
   fi
   local tool
   for tool in kubectl helm curl; do
@@ -217,10 +264,13 @@ main() {
     info "GSHARE_TOKEN is not set: asking the control plane (current kubectl context) for a super admin token"
     GSHARE_TOKEN="$("${REPO_ROOT}/hack/bootstrap-superadmin.sh" --cluster)"
   fi
+  if [ -n "${storage_values}" ] && [ "${nfs_check}" = 1 ]; then
+    check_nfs_clients "${kubeconfig}"
+  fi
   install_runtime "${kubeconfig}" "${skip_ingress}" "${storage_values}"
 
   local answer cluster operation
-  answer="$(register "${control_plane}" "${name}" "${kubeconfig}" "${domain}" "${ingress_node}")"
+  answer="$(register "${control_plane}" "${name}" "${kubeconfig}" "${domain}" "${ingress_node}" "${storage_class}")"
   cluster="$(printf '%s' "${answer}" | tr -d '\n' | sed -n 's/.*"cluster" *: *{ *"id" *: *"\([^"]*\)".*/\1/p')"
   operation="$(printf '%s' "${answer}" | tr -d '\n' | sed -n 's/.*"operation" *: *{ *"id" *: *"\([^"]*\)".*/\1/p')"
   info "registered ${name} as ${cluster}; operation ${operation}"

@@ -17,7 +17,12 @@ setup() {
 printf 'kubectl %s\n' "$*" >>"${LOG}"
 case "$*" in
   *"version -o json"*) echo '{"serverVersion": {"gitVersion": "v1.36.2"}}' ;;
+  *"get nodes -o jsonpath={.items[*].metadata.name}"*) echo 'gpu-1 gpu-2 master cpu-1' ;;
   *"get nodes"*) printf 'gpu-1 exclusive\ngpu-2 fractional\nmaster \ncpu-1 cpu\n' ;;
+  *"debug node/"*)
+    args="$*"; node="${args#*debug node/}"; node="${node%% *}"
+    if [ -f "${STATE}/no-nfs-${node}" ]; then echo nfs-client=no; else echo nfs-client=yes; fi ;;
+  *"get pods --namespace default -o name"*) echo "pod/node-debugger-gpu-1-x7k2p" ;;
 esac
 STUB
   cat >"${BIN}/helm" <<'STUB'
@@ -99,8 +104,13 @@ line_of() { grep -n -m 1 -E -- "$1" "${LOG}" | cut -d: -f1; }
   grep -qF 'server: https://10.0.0.10:6443\n' "${STATE}/last-body"
 }
 
+csi_values() {
+  printf 'driver:\n  config:\n    driver: zfs-generic-nfs\nstorageClasses:\n  - name: "gshare-data"\n    defaultClass: false\n' \
+    >"${BATS_TEST_TMPDIR}/csi-values.yaml"
+}
+
 @test "--skip-ingress and --storage-values change what is installed" {
-  printf 'driver: zfs-generic-nfs\n' >"${BATS_TEST_TMPDIR}/csi-values.yaml"
+  csi_values
   attach --skip-ingress --storage-values "${BATS_TEST_TMPDIR}/csi-values.yaml" --no-wait
   [ "${status}" -eq 0 ]
   run ! grep -q -- "ingress-nginx/ingress-nginx" "${LOG}"
@@ -141,5 +151,46 @@ line_of() { grep -n -m 1 -E -- "$1" "${LOG}" | cut -d: -f1; }
     [ "${status}" -eq 2 ]
     [[ "${stderr}" == *"Usage: hack/attach-cluster.sh"* ]]
   done
+  [ ! -s "${LOG}" ]
+}
+
+@test "--storage-values checks every node's NFS client and registers the values' StorageClass with the cluster" {
+  csi_values
+  attach --storage-values "${BATS_TEST_TMPDIR}/csi-values.yaml" --no-wait
+  [ "${status}" -eq 0 ]
+  for node in gpu-1 gpu-2 master cpu-1; do
+    grep -q -- "debug node/${node} --namespace default --image busybox:1.36 --profile sysadmin" "${LOG}"
+  done
+  grep -q -- "delete --namespace default --ignore-not-found --wait=false pod/node-debugger-gpu-1-x7k2p" "${LOG}"
+  grep -qF '"storage":{"volume_storage_class":"gshare-data"}' "${STATE}/last-body"
+  [[ "${stderr}" == *"democratic-csi (StorageClass gshare-data)"* ]]
+}
+
+@test "a node without an NFS client stops the attach before anything is installed or registered" {
+  csi_values
+  touch "${STATE}/no-nfs-gpu-2"
+  attach --storage-values "${BATS_TEST_TMPDIR}/csi-values.yaml"
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"no NFS client on: gpu-2"* ]]
+  [[ "${stderr}" == *"apt-get install -y nfs-common"* ]]
+  [[ "${stderr}" == *"dnf install -y nfs-utils"* ]]
+  run ! grep -q -- "helm" "${LOG}"
+  run ! grep -q -- "curl" "${LOG}"
+}
+
+@test "--skip-nfs-check attaches without asking the nodes" {
+  csi_values
+  touch "${STATE}/no-nfs-gpu-2"
+  attach --storage-values "${BATS_TEST_TMPDIR}/csi-values.yaml" --skip-nfs-check --no-wait
+  [ "${status}" -eq 0 ]
+  run ! grep -q -- "debug node/" "${LOG}"
+}
+
+@test "storage values that name no StorageClass are a usage error that changes nothing" {
+  printf 'driver: zfs-generic-nfs\n' >"${BATS_TEST_TMPDIR}/csi-values.yaml"
+  attach --storage-values "${BATS_TEST_TMPDIR}/csi-values.yaml"
+  [ "${status}" -eq 2 ]
+  [[ "${stderr}" == *"names no StorageClass"* ]]
+  [[ "${stderr}" == *"Usage:"* ]]
   [ ! -s "${LOG}" ]
 }

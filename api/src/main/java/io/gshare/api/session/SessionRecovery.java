@@ -121,7 +121,7 @@ public class SessionRecovery implements SchedulingConfigurer {
     }
     log.warn("session {} ({}) has no workflow: starting one from Postgres", row.id(), row.state());
     SessionSpec spec = sessions.specOf(row.id(), row.userId(), row.clusterId(), row.imageReference(), row.port(), row.path(),
-        row.domain(), policy, row.volumeId() == null ? null : sessions.volumeOf(row.volumeId()), row.checkpointRegistry());
+        row.domain(), policy, row.volumeId() == null ? null : sessions.volumeOf(row.volumeId(), row.clusterId()), row.checkpointRegistry());
     sessions.startWorkflow(new SessionStart(spec, new SessionSnapshot(state,
         state == SessionState.PAUSED ? null : placement,
         state == SessionState.RUNNING ? row.runUsed() : Duration.ZERO, row.checkpoint())));

@@ -108,13 +108,11 @@ public class SessionService {
   public String create(Caller.User caller, String offeringId, String imageId, String volumeId, String name) {
     ImageRepository.Image image = images.findById(imageId).filter(ImageRepository.Image::active)
         .orElseThrow(() -> new GshareException(ProblemCode.VALIDATION_FAILED, "no active image '" + imageId + "'"));
-    SessionVolume volume = null;
     if (volumeId != null) {
       String owner = volumes.findById(volumeId).map(VolumeRepository.Volume::ownerId)
           .orElseThrow(() -> GshareException.notFound("volume", volumeId));
       access.requireOwnerOrAdmin(caller, "volume", volumeId, owner);
       refuseWhenVolumeInUse(volumeId);
-      volume = volumeOf(volumeId);
     }
     OfferingRepository.Offering offering = offerings.findById(offeringId).filter(OfferingRepository.Offering::active)
         .orElseThrow(() -> new GshareException(ProblemCode.UNSERVICEABLE, "no active offering '" + offeringId + "'"));
@@ -129,6 +127,7 @@ public class SessionService {
     }
     Policy policy = placed.decision().policy();
     GpuPlacement where = placed.decision().placement();
+    SessionVolume volume = volumeId == null ? null : volumeOf(volumeId, where.clusterId());
     SessionStart start = new SessionStart(
         specOf(sessionId, caller.userId(), where.clusterId(), image.reference(), image.port(), image.path(), placed.domain(),
             policy, volume, placed.checkpointRegistry()),
@@ -179,9 +178,12 @@ public class SessionService {
     });
   }
 
-  /** A volume as its session mounts it: claim name from its id, size and class from the volume and its pool. */
-  SessionVolume volumeOf(String volumeId) {
-    VolumeRepository.Mount mount = volumes.mountOf(volumeId);
+  /**
+   * A volume as its session on {@code clusterId} mounts it: claim name from its id, size from the volume, class
+   * from its pool (or the cluster's volume StorageClass).
+   */
+  SessionVolume volumeOf(String volumeId, String clusterId) {
+    VolumeRepository.Mount mount = volumes.mountOf(volumeId, clusterId);
     return new SessionVolume(volumeId, SessionVolume.claimNameOf(volumeId), mount.storageClass(), mount.sizeGb(),
         SessionVolume.MOUNT_PATH);
   }

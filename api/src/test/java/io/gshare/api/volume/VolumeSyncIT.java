@@ -22,6 +22,7 @@ class VolumeSyncIT extends ApiIntegrationTest {
   static final long GIB = 1024L * 1024 * 1024;
 
   @Autowired ObjectMapper json;
+  @Autowired io.gshare.core.volume.VolumeRepository volumes;
 
   private String cluster;
   private String other;
@@ -170,5 +171,18 @@ class VolumeSyncIT extends ApiIntegrationTest {
         .isEmpty();
     assertThat(jdbc.sql("select count(*) from storage_pool_cluster_status where cluster_id = :c").param("c", other)
         .query(Integer.class).single()).isZero();
+  }
+
+  @Test
+  void aVolumeWithoutAPoolTakesTheStorageClassItsClusterWasAttachedWith() {
+    jdbc.sql("update clusters set storage_settings = cast(:s as jsonb) where id = :c")
+        .param("s", "{\"volume_storage_class\":\"gshare-attached-nfs\"}").param("c", cluster).update();
+    String poolless = NewTestIds.next("vol");
+    jdbc.sql("insert into volumes (id, owner_id, name, size_gb, status) values (:v, :u, :n, 5, 'available')")
+        .param("v", poolless).param("u", owner).param("n", poolless.replace('_', '-')).update();
+
+    assertThat(volumes.mountOf(poolless, cluster).storageClass()).isEqualTo("gshare-attached-nfs");
+    assertThat(volumes.mountOf(poolless, other).storageClass()).as("no class set: the cluster's default").isNull();
+    assertThat(volumes.mountOf(volume, cluster).storageClass()).as("the pool's class first").isEqualTo("gshare-sync-nfs");
   }
 }

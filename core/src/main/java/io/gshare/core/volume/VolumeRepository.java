@@ -198,11 +198,19 @@ public class VolumeRepository {
   /** How a session mounts the volume: its size and its pool's StorageClass (null: the cluster's default). */
   public record Mount(int sizeGb, String storageClass) {}
 
-  public Mount mountOf(String volumeId) {
+  /**
+   * The volume as a session on {@code clusterId} mounts it: its size, and its pool's StorageClass, or for a
+   * volume without a pool the class set for that cluster when it was attached
+   * ({@code hack/attach-cluster.sh --storage-values}: {@code storage_settings.volume_storage_class}); null
+   * leaves the claim to the cluster's default class.
+   */
+  public Mount mountOf(String volumeId, String clusterId) {
     return jdbc.sql("""
-        select v.size_gb, p.storage_class from volumes v left join storage_pools p on p.id = v.storage_pool_id
+        select v.size_gb, coalesce(p.storage_class, c.storage_settings ->> 'volume_storage_class')
+          from volumes v left join storage_pools p on p.id = v.storage_pool_id
+          left join clusters c on c.id = :c
          where v.id = :v
-        """).param("v", volumeId)
+        """).param("v", volumeId).param("c", clusterId)
         .query((rs, n) -> new Mount(rs.getInt(1), rs.getString(2)))
         .single();
   }
