@@ -35,12 +35,17 @@ import org.springframework.test.context.TestPropertySource;
 class VolumeLifecycleIT extends ApiIntegrationTest {
 
   static final String MODEL = "NVIDIA A40";
+  /** Only on the second cluster: a session of this model lands there. */
+  static final String MODEL_B = "NVIDIA A10";
   static final String STORAGE_CLASS = "gshare-e2e-nfs";
   static final long GIB = 1024L * 1024 * 1024;
 
   private static SimulatedCluster sim;
+  private static SimulatedCluster simB;
   private static String clusterId;
+  private static String clusterB;
   private static String offering;
+  private static String offeringB;
   private static String image;
   private static String pool;
 
@@ -60,18 +65,14 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
         List.of(new SimSeed.StorageClassSpec(STORAGE_CLASS, "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
             false, List.of(new SimSeed.CapacitySpec("democratic-csi", null, "100Gi", "100Gi", null)))));
     sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("volumes")));
-    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("volumes", ".kubeconfig")));
-    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
-        "name", NewTestIds.next("volumes").replace('_', '-'), "kubeconfig", kubeconfig,
-        "session_domain", "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
-    clusterId = accepted.at("/cluster/id").asText();
-    String operation = accepted.at("/operation/id").asText();
-    await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
-    HttpResponse<String> created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
-        + MODEL + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":3}", admin);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    offering = json.readTree(created.body()).get("id").asText();
+    clusterId = attach(sim);
+    simB = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
+        new SimSeed.NodeSpec("a10-0", "exclusive", new SimSeed.GpuSpec(MODEL_B, 1, 23028, null), Map.of())), null,
+        List.of(new SimSeed.StorageClassSpec(STORAGE_CLASS, "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
+            false, List.of()))), SimulatedCluster.Options.defaults().withName(NewTestIds.next("volumes-b")));
+    clusterB = attach(simB);
+    offeringB = offering(MODEL_B);
+    offering = offering(MODEL);
     image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
         + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
     HttpResponse<String> poolCreated = post("/api/v1/storage/pools", """
@@ -84,6 +85,24 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
       JsonNode now = json.readTree(get("/api/v1/storage/pools/" + pool, admin).body());
       assertThat(now.path("total_gb").asLong()).as(now.toString()).isEqualTo(100);
     });
+  }
+
+  private String attach(SimulatedCluster cluster) throws Exception {
+    String kubeconfig = Files.readString(cluster.writeKubeconfig(Files.createTempFile("volumes", ".kubeconfig")));
+    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
+        "name", NewTestIds.next("volumes").replace('_', '-'), "kubeconfig", kubeconfig,
+        "session_domain", "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
+    String operation = accepted.at("/operation/id").asText();
+    await().atMost(Duration.ofSeconds(180)).until(() ->
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    return accepted.at("/cluster/id").asText();
+  }
+
+  private String offering(String model) throws Exception {
+    HttpResponse<String> created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+        + model + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":3}", admin);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    return json.readTree(created.body()).get("id").asText();
   }
 
   private String user() {
@@ -100,7 +119,11 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
   }
 
   private String runSession(String token, String volume) throws Exception {
-    HttpResponse<String> created = post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image
+    return runSession(token, volume, offering);
+  }
+
+  private String runSession(String token, String volume, String offeringId) throws Exception {
+    HttpResponse<String> created = post("/api/v1/sessions", "{\"offering_id\":\"" + offeringId + "\",\"image_id\":\"" + image
         + "\",\"volume_id\":\"" + volume + "\"}", token);
     assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
     String id = json.readTree(created.body()).at("/session/id").asText();
@@ -114,7 +137,11 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
   }
 
   private PersistentVolumeClaim claim(String volume) {
-    try (KubernetesClient k8s = sim.newClient()) {
+    return claim(sim, volume);
+  }
+
+  private static PersistentVolumeClaim claim(SimulatedCluster cluster, String volume) {
+    try (KubernetesClient k8s = cluster.newClient()) {
       return k8s.persistentVolumeClaims().inNamespace("gshare-sessions").withLabel("gshare.io/volume-id", volume).list()
           .getItems().stream().findFirst().orElse(null);
     }
@@ -186,5 +213,35 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     assertThat(claim(volume).getMetadata().getName()).isEqualTo(claimName);
     assertThat(volumeView(volume).path("status").asText()).isEqualTo("available");
     end(token, runSession(token, volume));
+  }
+
+  @Test
+  void aSecondClusterInScopeGetsItsOwnClaimAndAClusterOutOfScopeIsNeverChosen() throws Exception {
+    String token = user();
+    String volume = volume(token, 4);
+    end(token, runSession(token, volume));
+    assertThat(claim(volume)).isNotNull();
+
+    // The next session of the volume needs an A10, which only the second cluster has: its own claim there.
+    end(token, runSession(token, volume, offeringB));
+    PersistentVolumeClaim there = claim(simB, volume);
+    assertThat(there).as("a claim on the second cluster").isNotNull();
+    assertThat(there.getSpec().getStorageClassName()).isEqualTo(STORAGE_CLASS);
+    assertThat(volumeView(volume).path("claims").toString()).contains(clusterId).contains(clusterB);
+
+    // A pool only the first cluster may mount: a session needing the second cluster is refused, not placed there.
+    HttpResponse<String> selected = post("/api/v1/storage/pools", """
+        {"name":"%s","cluster_id":"%s","storage_class":"%s","scope":"selected","cluster_ids":["%s"],
+         "capacity_source":"manual","manual_capacity_gb":50}
+        """.formatted(NewTestIds.next("only-a"), clusterId, STORAGE_CLASS, clusterId), admin);
+    assertThat(selected.statusCode()).as(selected.body()).isEqualTo(201);
+    String onlyA = json.readTree(post("/api/v1/volumes", "{\"name\":\"%s\",\"size_gb\":2,\"pool_id\":\"%s\"}"
+        .formatted(NewTestIds.next("only-a").replace('_', '-'), json.readTree(selected.body()).get("id").asText()), token)
+        .body()).get("id").asText();
+    HttpResponse<String> refused = post("/api/v1/sessions", "{\"offering_id\":\"" + offeringB + "\",\"image_id\":\"" + image
+        + "\",\"volume_id\":\"" + onlyA + "\"}", token);
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+    assertThat(refused.body()).contains("may mount your volume's storage pool");
+    assertThat(claim(simB, onlyA)).isNull();
   }
 }
