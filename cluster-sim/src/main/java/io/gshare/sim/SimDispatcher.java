@@ -29,6 +29,8 @@ final class SimDispatcher extends Dispatcher {
   private static final Pattern USED_BYTES =
       Pattern.compile("/sim/v1/namespaces/([^/]+)/persistentvolumeclaims/([^/]+)/used-bytes");
 
+  private static final Pattern GPU_METRICS = Pattern.compile("/sim/v1/gpus/([^/]+)/metrics");
+
   private final Dispatcher crud;
   private final Discovery discovery = new Discovery();
   private final KubernetesSerialization json;
@@ -136,6 +138,16 @@ final class SimDispatcher extends Dispatcher {
           "kubernetesVersion", gitVersion,
           "droppedNodes", cluster.droppedNodes()));
     }
+    if (request.method() == HttpMethod.GET && path.equals(SimulatedCluster.DCGM_METRICS_PATH)) {
+      return text(cluster.gpuMetrics().dcgm());
+    }
+    if (request.method() == HttpMethod.GET && path.equals(SimulatedCluster.HAMI_METRICS_PATH)) {
+      return text(cluster.gpuMetrics().hami());
+    }
+    Matcher gpu = GPU_METRICS.matcher(path);
+    if (gpu.matches()) {
+      return gpuMetrics(request, gpu.group(1));
+    }
     Matcher used = USED_BYTES.matcher(path);
     if (used.matches()) {
       return usedBytes(request, used.group(1), used.group(2));
@@ -173,6 +185,37 @@ final class SimDispatcher extends Dispatcher {
           + " is not answering (dropped)");
     }
     return cluster.statsSummary(node).map(this::ok).orElseGet(() -> ApiStatus.notFound("nodes", node));
+  }
+
+  private static MockResponse text(String body) {
+    return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        .setBody(body);
+  }
+
+  /** {@code PUT {"util": 0-100, "xid": N}} sets what monitoring reports for the GPU; GET reads it. */
+  private MockResponse gpuMetrics(RecordedRequest request, String uuid) {
+    if (request.method() == HttpMethod.GET) {
+      GpuMetrics.Values v = cluster.gpuMetrics().get(uuid);
+      return ok(Map.of("util", v.util(), "xid", v.xid(), "lastKernel", v.lastKernel().toString()));
+    }
+    if (request.method() != HttpMethod.PUT) {
+      return status(405, "MethodNotAllowed", "gpu metrics take PUT (or GET)");
+    }
+    com.fasterxml.jackson.databind.JsonNode body;
+    try {
+      body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(request.getUtf8Body());
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+      return status(400, "BadRequest", "the body must be {\"util\": 0-100, \"xid\": N}");
+    }
+    if (!body.path("util").isNumber() || (body.has("xid") && !body.path("xid").isIntegralNumber())) {
+      return status(400, "BadRequest", "util must be a number from 0 to 100 and xid an integer >= 0");
+    }
+    double util = body.path("util").asDouble();
+    int xid = body.path("xid").asInt(0);
+    if (!cluster.setGpuMetrics(uuid, util, xid)) {
+      return status(404, "NotFound", "no simulated GPU " + uuid);
+    }
+    return ok(Map.of("util", util, "xid", xid));
   }
 
   /** {@code PUT {"used_bytes": N}} sets what the stats summary reports for the claim's volume; GET reads it. */

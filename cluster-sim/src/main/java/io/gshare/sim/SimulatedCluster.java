@@ -86,6 +86,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final ObjectStore store;
   private final KubeletSimulator kubelet;
   private final StorageController storage;
+  private final GpuMetrics gpuMetrics;
   private final ScheduledExecutorService loop;
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
   private final AtomicInteger checkpoints = new AtomicInteger();
@@ -110,6 +111,7 @@ public final class SimulatedCluster implements AutoCloseable {
     this.store = new ObjectStore(admission, serialization);
     this.kubelet = new KubeletSimulator(store, clock, options.podStartDelay());
     this.storage = new StorageController(store, clock);
+    this.gpuMetrics = new GpuMetrics(store, clock, kubelet::isDropped);
     admission.afterDelete(this::reconcileStorageQuietly);
     SimDispatcher front =
         new SimDispatcher(admission, serialization, seed.kubernetesVersion(), this::serverAddress, this);
@@ -304,6 +306,25 @@ public final class SimulatedCluster implements AutoCloseable {
   java.util.Optional<Map<String, Object>> statsSummary(String node) {
     return storage.summary(node);
   }
+
+  /**
+   * Sets what the monitoring of a GPU reports (utilization percent, last Xid); false for an unknown GPU.
+   * Tests use it to make a session's GPUs busy or idle.
+   */
+  public boolean setGpuMetrics(String uuid, double utilPercent, int xid) {
+    return gpuMetrics.set(uuid, utilPercent, xid);
+  }
+
+  /** The simulated DCGM exporter's and HAMi monitor's metrics. */
+  GpuMetrics gpuMetrics() {
+    return gpuMetrics;
+  }
+
+  /** The path of the simulated DCGM exporter's metrics under {@link #url()}, Prometheus text format. */
+  public static final String DCGM_METRICS_PATH = "/sim/v1/dcgm/metrics";
+
+  /** The path of the simulated HAMi vGPU monitor's metrics under {@link #url()}, Prometheus text format. */
+  public static final String HAMI_METRICS_PATH = "/sim/v1/hami/metrics";
 
   boolean isDropped(String node) {
     return kubelet.isDropped(node);
