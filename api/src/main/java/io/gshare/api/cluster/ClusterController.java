@@ -53,9 +53,14 @@ class ClusterController {
       @Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode,
       @Size(max = 500) String checkpointRegistry, Map<String, Object> storage) {}
 
-  /** A blank {@code checkpoint_registry} removes it (lossless pauses become cold). */
+  /**
+   * A blank {@code checkpoint_registry} removes it (lossless pauses become cold). {@code prometheus_url} and
+   * {@code hami_monitor_url} are where the worker reads GPU activity for the idle reaper (Prometheus first);
+   * a blank one removes it, and with neither idle reaping is off.
+   */
   record ClusterChange(@Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode,
-      @Size(max = 500) String checkpointRegistry) {}
+      @Size(max = 500) String checkpointRegistry, @Size(max = 500) String prometheusUrl,
+      @Size(max = 500) String hamiMonitorUrl) {}
 
   record OperationRef(String id, String href) {}
 
@@ -82,9 +87,11 @@ class ClusterController {
   }
 
   @PatchMapping("/{id}")
-  @Operation(summary = "Change a cluster's session_domain, ingress node or checkpoint registry (admins)")
+  @Operation(summary = "Change a cluster's session_domain, ingress node, checkpoint registry or idle-activity sources"
+      + " (prometheus_url, hami_monitor_url) (admins)")
   Cluster update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ClusterChange body) {
-    return service.update(caller, id, body.sessionDomain(), body.ingressNode(), body.checkpointRegistry());
+    service.update(caller, id, body.sessionDomain(), body.ingressNode(), body.checkpointRegistry());
+    return service.updateActivitySources(caller, id, body.prometheusUrl(), body.hamiMonitorUrl());
   }
 
   @PostMapping("/{id}/attach")

@@ -101,6 +101,40 @@ public class ClusterService {
     return clusters.findById(id).orElseThrow();
   }
 
+  /**
+   * Sets where the cluster's worker reads GPU activity: null keeps a source, blank removes it. The worker
+   * learns the change in the answer to its next usage report.
+   */
+  public Cluster updateActivitySources(Caller.User caller, String id, String prometheusUrl, String hamiMonitorUrl) {
+    Cluster cluster = live(id);
+    if (prometheusUrl == null && hamiMonitorUrl == null) {
+      return cluster;
+    }
+    String prometheus = prometheusUrl == null ? cluster.idleReaping().prometheusUrl() : httpUrl("prometheus_url", prometheusUrl);
+    String hami = hamiMonitorUrl == null ? cluster.idleReaping().hamiMonitorUrl() : httpUrl("hami_monitor_url", hamiMonitorUrl);
+    clusters.updateActivitySources(id, prometheus, hami);
+    return clusters.findById(id).orElseThrow();
+  }
+
+  /** Null for blank; otherwise an http(s) URL without query or fragment, kept without a trailing slash. */
+  private static String httpUrl(String field, String value) {
+    if (value.isBlank()) {
+      return null;
+    }
+    try {
+      java.net.URI uri = new java.net.URI(value.trim());
+      if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+          && uri.getQuery() == null && uri.getFragment() == null) {
+        String text = uri.toString();
+        return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
+      }
+    } catch (java.net.URISyntaxException e) {
+      // refused below
+    }
+    throw new GshareException(ProblemCode.VALIDATION_FAILED,
+        field + " must be an http(s) URL without query, e.g. http://prometheus.monitoring.svc:9090");
+  }
+
   public Started detach(Caller.User caller, String id) {
     Cluster cluster = live(id);
     List<String> busy = state.busyReasons(id);

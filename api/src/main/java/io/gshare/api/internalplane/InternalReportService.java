@@ -10,7 +10,10 @@ import io.gshare.api.security.Caller;
 import io.gshare.contract.internal.InventoryReport;
 import io.gshare.contract.internal.SessionStatus;
 import io.gshare.contract.internal.StatusReport;
+import io.gshare.contract.internal.UsageAnswer;
 import io.gshare.contract.internal.UsageReport;
+import io.gshare.core.cluster.Cluster;
+import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.contract.internal.VolumeSync;
 import io.gshare.contract.internal.VolumeSyncAnswer;
 import io.gshare.core.volume.VolumeSyncs;
@@ -38,9 +41,11 @@ class InternalReportService {
   private final Access access;
 
   private final VolumeSyncs volumeSyncs;
+  private final ClusterRepository clusters;
 
   InternalReportService(InventoryWriter nodes, SessionReports sessions, VolumeRepository volumes, Access access,
-      VolumeSyncs volumeSyncs) {
+      VolumeSyncs volumeSyncs, ClusterRepository clusters) {
+    this.clusters = clusters;
     this.volumeSyncs = volumeSyncs;
     this.nodes = nodes;
     this.sessions = sessions;
@@ -103,7 +108,7 @@ class InternalReportService {
   }
 
   @Transactional
-  public int usage(Caller.Operator caller, UsageReport report) {
+  public UsageAnswer usage(Caller.Operator caller, UsageReport report) {
     Map<String, String> clusterOf = sessions.clustersOf(report.samples().stream()
         .map(UsageReport.Sample::sessionId).collect(Collectors.toSet()));
     report.samples().forEach(s -> access.requireSameCluster(caller, "session", s.sessionId(), clusterOf.get(s.sessionId())));
@@ -111,7 +116,9 @@ class InternalReportService {
     for (UsageReport.Sample s : report.samples()) {
       written += sessions.recordUsage(caller.clusterId(), s);
     }
-    return written;
+    Cluster.IdleReaping sources = clusters.idleReaping(caller.clusterId())
+        .orElse(Cluster.IdleReaping.of(null, null));
+    return new UsageAnswer(written, sources.prometheusUrl(), sources.hamiMonitorUrl());
   }
 
   /**

@@ -7,6 +7,7 @@ import io.gshare.contract.internal.Accepted;
 import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.InventoryReport;
 import io.gshare.contract.internal.StatusReport;
+import io.gshare.contract.internal.UsageAnswer;
 import io.gshare.contract.internal.UsageReport;
 import io.gshare.contract.internal.VolumeSync;
 import io.gshare.contract.internal.VolumeSyncAnswer;
@@ -49,8 +50,8 @@ class InternalReportsController {
 
   @PostMapping(InternalPaths.USAGE)
   @Operation(summary = "Record GPU usage samples of sessions of the worker's cluster")
-  Accepted usage(Caller.Operator caller, @Valid @RequestBody UsageReport report) {
-    return new Accepted(reports.usage(caller, report));
+  UsageAnswer usage(Caller.Operator caller, @Valid @RequestBody UsageReport report) {
+    return reports.usage(caller, report);
   }
 
   @PostMapping(InternalPaths.VOLUMES_SYNC)

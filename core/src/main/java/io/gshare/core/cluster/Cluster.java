@@ -19,4 +19,30 @@ public record Cluster(
     int gpuCount,
     Instant createdAt,
     Instant updatedAt,
-    Instant detachedAt) {}
+    Instant detachedAt,
+    IdleReaping idleReaping) {
+
+  /**
+   * Where the cluster's worker reads GPU activity for the idle reaper: {@code prometheusUrl} (DCGM metrics)
+   * takes priority over {@code hamiMonitorUrl}; with neither, idle reaping is off for the cluster.
+   *
+   * @param source {@code dcgm}, {@code hami}, or null when off
+   * @param note what this means, for the cluster view
+   */
+  public record IdleReaping(String prometheusUrl, String hamiMonitorUrl, String source, boolean enabled, String note) {
+
+    public static IdleReaping of(String prometheusUrl, String hamiMonitorUrl) {
+      if (prometheusUrl != null) {
+        return new IdleReaping(prometheusUrl, hamiMonitorUrl, "dcgm", true,
+            "idle sessions are found from DCGM_FI_DEV_GPU_UTIL in Prometheus" + (hamiMonitorUrl == null ? ""
+                : "; the HAMi monitor is not used while a Prometheus is set"));
+      }
+      if (hamiMonitorUrl != null) {
+        return new IdleReaping(null, hamiMonitorUrl, "hami", true,
+            "idle sessions are found from the HAMi vGPU monitor; on clusters with several GPU nodes prefer Prometheus");
+      }
+      return new IdleReaping(null, null, null, false,
+          "idle reaping is off: set prometheus_url or hami_monitor_url; only the max runtime applies");
+    }
+  }
+}

@@ -15,7 +15,7 @@ public class ClusterRepository {
 
   private static final String SELECT = """
       select c.id, c.name, c.status, c.status_reason, c.session_domain, c.ingress_node, c.checkpoint_registry, c.simulated,
-             c.apiserver_version, c.worker_last_seen_at, c.created_at, c.updated_at, c.detached_at,
+             c.apiserver_version, c.worker_last_seen_at, c.prometheus_url, c.hami_monitor_url, c.created_at, c.updated_at, c.detached_at,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null) as node_count,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null
                  and (c.inventory_at is null or c.inventory_at < now() - make_interval(secs => :stale))) as offline_nodes,
@@ -69,6 +69,19 @@ public class ClusterRepository {
         .update();
   }
 
+  /** Sets where the cluster's worker reads GPU activity; null clears a source. */
+  public void updateActivitySources(String id, String prometheusUrl, String hamiMonitorUrl) {
+    jdbc.sql("update clusters set prometheus_url = :prometheus, hami_monitor_url = :hami where id = :id")
+        .param("id", id).param("prometheus", prometheusUrl).param("hami", hamiMonitorUrl).update();
+  }
+
+  /** Where the cluster's worker reads GPU activity; empty for an unknown cluster. */
+  public Optional<Cluster.IdleReaping> idleReaping(String id) {
+    return jdbc.sql("select prometheus_url, hami_monitor_url from clusters where id = :id").param("id", id)
+        .query((rs, row) -> Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url")))
+        .optional();
+  }
+
   /** Records what a connection test found. */
   public void recordProbe(String id, String status, String reason, String apiserverVersion, boolean workerAnswered) {
     jdbc.sql("""
@@ -101,7 +114,8 @@ public class ClusterRepository {
         rs.getInt("gpu_count"),
         instant(rs.getTimestamp("created_at")),
         instant(rs.getTimestamp("updated_at")),
-        instant(rs.getTimestamp("detached_at")));
+        instant(rs.getTimestamp("detached_at")),
+        Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url")));
   }
 
   private static Instant instant(Timestamp ts) {

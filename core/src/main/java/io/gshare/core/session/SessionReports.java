@@ -58,11 +58,13 @@ public class SessionReports {
   /** Appends one usage sample the cluster took; returns the rows written. */
   public int recordUsage(String clusterId, UsageReport.Sample s) {
     return jdbc.sql("""
-        insert into session_usage (session_id, cluster_id, gpu_uuid, gpu_util_percent, memory_used_mib, sampled_at)
-        values (:s, :c, :g, :u, :m, :at)
+        insert into session_usage (session_id, cluster_id, gpu_uuid, gpu_util_percent, memory_used_mib, sampled_at,
+                                   last_kernel_at, source)
+        values (:s, :c, :g, :u, :m, :at, :k, :src)
         """)
         .param("s", s.sessionId()).param("c", clusterId).param("g", s.gpuUuid())
         .param("u", s.gpuUtilPercent()).param("m", s.memoryUsedMib()).param("at", Timestamp.from(s.sampledAt()))
+        .param("k", s.lastKernelAt() == null ? null : Timestamp.from(s.lastKernelAt())).param("src", s.source())
         .update();
   }
 }

@@ -5,17 +5,33 @@ import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.PositiveOrZero;
 import jakarta.validation.constraints.Size;
 import java.time.Instant;
 import java.util.List;
 
-/** GPU usage samples of sessions of a cluster, sent to {@link InternalPaths#USAGE}. */
+/**
+ * GPU usage samples of sessions of a cluster, sent to {@link InternalPaths#USAGE}; answered with a
+ * {@link UsageAnswer}.
+ */
 @WireJson
 public record UsageReport(@NotNull @Size(max = 50_000) @Valid List<Sample> samples) {
 
+  /**
+   * @param lastKernelAt when the GPU last ran a kernel for the session, where the source says (HAMi); null
+   *     otherwise
+   * @param source where the activity was read: {@code dcgm} (Prometheus) or {@code hami}; null for a sample
+   *     that is not an activity measurement
+   */
   @WireJson
   public record Sample(@NotBlank String sessionId, @Size(max = 128) String gpuUuid,
       @DecimalMin("0") @DecimalMax("100") Double gpuUtilPercent, @PositiveOrZero Long memoryUsedMib,
-      @NotNull Instant sampledAt) {}
+      @NotNull Instant sampledAt, Instant lastKernelAt, @Pattern(regexp = "dcgm|hami") String source) {
+
+    /** A sample without activity fields, as reports were before the idle reaper. */
+    public Sample(String sessionId, String gpuUuid, Double gpuUtilPercent, Long memoryUsedMib, Instant sampledAt) {
+      this(sessionId, gpuUuid, gpuUtilPercent, memoryUsedMib, sampledAt, null, null);
+    }
+  }
 }
