@@ -113,6 +113,8 @@ public final class ClusterWorkerMain {
       SessionStatusReporter sessions = new SessionStatusReporter(kubernetes, controlPlane);
       reports.add(new ReportLoop("inventory", inventory::tick).start(config.inventoryInterval()));
       reports.add(new ReportLoop("session status", sessions::tick).start(config.inventoryInterval()));
+      reports.add(new ReportLoop("usage", new UsageReporter(kubernetes, controlPlane, java.time.Clock.systemUTC())::tick)
+          .start(config.inventoryInterval()));
       reports.add(new ReportLoop("volume sync", new VolumeSyncReporter(kubernetes, controlPlane)::tick)
           .start(config.volumeSyncInterval()));
       log.info("reporting the inventory and session status to {} every {}s with the token in {}", config.controlPlaneUrl(),

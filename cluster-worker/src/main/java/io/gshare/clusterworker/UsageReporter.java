@@ -1,0 +1,177 @@
+package io.gshare.clusterworker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.SessionObjects;
+import io.gshare.contract.internal.InternalPaths;
+import io.gshare.contract.internal.UsageAnswer;
+import io.gshare.contract.internal.UsageReport;
+import io.gshare.workflows.kube.Annotations;
+import io.gshare.workflows.kube.LabelKeys;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every tick, the GPU activity of every running session of the cluster, for the control plane's idle reaper.
+ * Where it reads the activity, the control plane says in the answer to each report (the cluster's
+ * {@code prometheus_url}, which takes priority, or its {@code hami_monitor_url}); the first tick and a
+ * cluster with neither report nothing. Prometheus is asked {@code max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])}
+ * through its query API, the GPUs matched to sessions by the uuids of the pods'
+ * {@code nvidia.com/use-gpuuuid}; the HAMi monitor's text is scraped and matched by pod name.
+ */
+final class UsageReporter {
+
+  static final String DCGM_QUERY = "max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])";
+  private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^}]*)}\\s+(\\S+)");
+  private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+  private final KubernetesClient kubernetes;
+  private final ControlPlaneClient controlPlane;
+  private final Clock clock;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final ObjectMapper json = new ObjectMapper();
+  private volatile UsageAnswer sources = new UsageAnswer(0, null, null);
+
+  UsageReporter(KubernetesClient kubernetes, ControlPlaneClient controlPlane, Clock clock) {
+    this.kubernetes = kubernetes;
+    this.controlPlane = controlPlane;
+    this.clock = clock;
+  }
+
+  void tick() throws Exception {
+    List<UsageReport.Sample> samples = measure(runningSessionPods());
+    sources = controlPlane.exchange(InternalPaths.USAGE, new UsageReport(samples), UsageAnswer.class);
+  }
+
+  /** What the current sources say about these pods; empty when no source is set. */
+  List<UsageReport.Sample> measure(List<Pod> pods) throws IOException, InterruptedException {
+    UsageAnswer now = sources;
+    if (now.prometheusUrl() != null) {
+      return fromPrometheus(now.prometheusUrl(), pods);
+    }
+    if (now.hamiMonitorUrl() != null) {
+      return fromHami(now.hamiMonitorUrl(), pods);
+    }
+    return List.of();
+  }
+
+  void useSources(String prometheusUrl, String hamiMonitorUrl) {
+    sources = new UsageAnswer(0, prometheusUrl, hamiMonitorUrl);
+  }
+
+  private List<Pod> runningSessionPods() {
+    return kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(LabelKeys.SESSION_ID).list().getItems()
+        .stream().filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())
+            && p.getMetadata().getDeletionTimestamp() == null).toList();
+  }
+
+  List<UsageReport.Sample> fromPrometheus(String baseUrl, List<Pod> pods) throws IOException, InterruptedException {
+    Map<String, String> sessionOfGpu = new HashMap<>();
+    for (Pod pod : pods) {
+      String uuids = annotation(pod, Annotations.HAMI_USE_GPU_UUID);
+      if (uuids != null) {
+        for (String uuid : uuids.split(",")) {
+          if (!uuid.isBlank()) {
+            sessionOfGpu.put(uuid.trim(), pod.getMetadata().getLabels().get(LabelKeys.SESSION_ID));
+          }
+        }
+      }
+    }
+    if (sessionOfGpu.isEmpty()) {
+      return List.of();
+    }
+    URI uri = URI.create(baseUrl + "/api/v1/query?query=" + URLEncoder.encode(DCGM_QUERY, StandardCharsets.UTF_8));
+    HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    JsonNode body = json.readTree(answer.body());
+    if (answer.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
+      throw new IOException("Prometheus at " + baseUrl + " answered " + answer.statusCode() + ": "
+          + body.path("error").asText(answer.body()));
+    }
+    Instant sampledAt = clock.instant();
+    List<UsageReport.Sample> samples = new ArrayList<>();
+    for (JsonNode series : body.path("data").path("result")) {
+      String uuid = series.path("metric").path("UUID").asText(null);
+      String session = uuid == null ? null : sessionOfGpu.get(uuid);
+      JsonNode value = series.path("value");
+      if (session == null || value.size() < 2) {
+        continue;
+      }
+      double util = Math.max(0, Math.min(100, Double.parseDouble(value.get(1).asText())));
+      samples.add(new UsageReport.Sample(session, uuid, util, null, sampledAt, null, "dcgm"));
+    }
+    return samples;
+  }
+
+  List<UsageReport.Sample> fromHami(String baseUrl, List<Pod> pods) throws IOException, InterruptedException {
+    Map<String, String> sessionOfPod = new HashMap<>();
+    pods.forEach(p -> sessionOfPod.put(p.getMetadata().getName(), p.getMetadata().getLabels().get(LabelKeys.SESSION_ID)));
+    if (sessionOfPod.isEmpty()) {
+      return List.of();
+    }
+    HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(baseUrl + (baseUrl.endsWith("/metrics") ? ""
+        : "/metrics"))).timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    if (answer.statusCode() != 200) {
+      throw new IOException("the HAMi monitor at " + baseUrl + " answered " + answer.statusCode());
+    }
+    Instant sampledAt = clock.instant();
+    record Key(String session, String uuid) {}
+    Map<Key, double[]> byDevice = new java.util.LinkedHashMap<>(); // {util %, seconds since last kernel}
+    for (String line : answer.body().split("\n")) {
+      Matcher m = SAMPLE.matcher(line.trim());
+      if (!m.find()) {
+        continue;
+      }
+      String metric = m.group(1);
+      boolean util = metric.equals("hami_container_device_utilization_ratio");
+      if (!util && !metric.equals("hami_container_last_kernel_elapsed_seconds")) {
+        continue;
+      }
+      Map<String, String> labels = labels(m.group(2));
+      if (!SessionObjects.NAMESPACE.equals(labels.get("namespace")) || !sessionOfPod.containsKey(labels.get("pod"))) {
+        continue;
+      }
+      double value = Double.parseDouble(m.group(3));
+      double[] v = byDevice.computeIfAbsent(new Key(sessionOfPod.get(labels.get("pod")), labels.get("device_uuid")),
+          k -> new double[] {0, Double.MAX_VALUE});
+      if (util) {
+        v[0] = Math.max(v[0], Math.min(100, value * 100));
+      } else {
+        v[1] = Math.min(v[1], value);
+      }
+    }
+    List<UsageReport.Sample> samples = new ArrayList<>();
+    byDevice.forEach((k, v) -> samples.add(new UsageReport.Sample(k.session(), k.uuid(), v[0], null, sampledAt,
+        v[1] == Double.MAX_VALUE ? null : sampledAt.minusMillis((long) (v[1] * 1000)), "hami")));
+    return samples;
+  }
+
+  private static Map<String, String> labels(String text) {
+    Map<String, String> labels = new HashMap<>();
+    Matcher m = LABEL.matcher(text);
+    while (m.find()) {
+      labels.put(m.group(1), m.group(2).replace("\\\"", "\"").replace("\\\\", "\\"));
+    }
+    return labels;
+  }
+
+  private static String annotation(Pod pod, String key) {
+    return pod.getMetadata().getAnnotations() == null ? null : pod.getMetadata().getAnnotations().get(key);
+  }
+}

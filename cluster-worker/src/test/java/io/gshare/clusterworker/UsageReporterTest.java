@@ -1,0 +1,113 @@
+package io.gshare.clusterworker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.contract.internal.UsageReport;
+import io.gshare.sim.SimObjects;
+import io.gshare.sim.SimulatedCluster;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The worker's activity measurement against the simulator's HAMi monitor and a Prometheus query API. */
+class UsageReporterTest {
+
+  private static SimulatedCluster cluster;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void start() {
+    cluster = SimulatedCluster.start(SimulatedCluster.defaultSeed(),
+        new SimulatedCluster.Options("usage", "127.0.0.1", 0, Duration.ofMillis(50), Duration.ofMillis(100)));
+    client = cluster.newClient();
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    cluster.close();
+  }
+
+  @Test
+  void noSourceMeasuresNothing() throws Exception {
+    UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
+    assertThat(reporter.measure(List.of(sessionPod("s-none", "pod-none", "GPU-x")))).isEmpty();
+  }
+
+  @Test
+  void readsTheHamiMonitorBySessionPod() throws Exception {
+    String busy = SimObjects.gpuUuid("usage", "sim-a100-0", 0);
+    String idle = SimObjects.gpuUuid("usage", "sim-a100-0", 1);
+    client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+        .withName("gshare-sessions").endMetadata().build()).createOr(n -> n.update());
+    Pod a = client.pods().inNamespace("gshare-sessions").resource(sessionPod("s-busy", "sess-busy", busy)).create();
+    Pod b = client.pods().inNamespace("gshare-sessions").resource(sessionPod("s-idle", "sess-idle", idle)).create();
+    cluster.setGpuMetrics(busy, 40, 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace("gshare-sessions").list().getItems()
+        .stream().filter(p -> "Running".equals(p.getStatus().getPhase())).count() >= 2);
+
+    UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
+    reporter.useSources(null, cluster.url() + SimulatedCluster.HAMI_METRICS_PATH);
+    List<UsageReport.Sample> samples = reporter.measure(List.of(a, b));
+
+    assertThat(samples).extracting(UsageReport.Sample::sessionId).containsExactlyInAnyOrder("s-busy", "s-idle");
+    UsageReport.Sample busySample = samples.stream().filter(s -> s.sessionId().equals("s-busy")).findFirst().orElseThrow();
+    assertThat(busySample.gpuUtilPercent()).isEqualTo(40.0);
+    assertThat(busySample.source()).isEqualTo("hami");
+    assertThat(busySample.gpuUuid()).isEqualTo(busy);
+    assertThat(busySample.lastKernelAt()).isNotNull();
+    assertThat(samples.stream().filter(s -> s.sessionId().equals("s-idle")).findFirst().orElseThrow().gpuUtilPercent())
+        .isZero();
+  }
+
+  @Test
+  void asksPrometheusAndMatchesGpusByUuidPrometheusFirst() throws Exception {
+    AtomicReference<String> asked = new AtomicReference<>();
+    HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    prometheus.createContext("/api/v1/query", exchange -> {
+      asked.set(exchange.getRequestURI().getQuery());
+      byte[] body = """
+          {"status":"success","data":{"resultType":"vector","result":[
+            {"metric":{"UUID":"GPU-aaa","gpu":"0","Hostname":"n1"},"value":[1700000000.1,"73"]},
+            {"metric":{"UUID":"GPU-other","gpu":"1","Hostname":"n1"},"value":[1700000000.1,"5"]}]}}
+          """.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    prometheus.start();
+    try {
+      UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
+      reporter.useSources("http://127.0.0.1:" + prometheus.getAddress().getPort(), "http://127.0.0.1:1/unused");
+      List<UsageReport.Sample> samples = reporter.measure(List.of(sessionPod("s-1", "sess-1", "GPU-aaa")));
+      assertThat(asked.get()).isEqualTo("query=" + UsageReporter.DCGM_QUERY);
+      assertThat(samples).singleElement().satisfies(s -> {
+        assertThat(s.sessionId()).isEqualTo("s-1");
+        assertThat(s.gpuUuid()).isEqualTo("GPU-aaa");
+        assertThat(s.gpuUtilPercent()).isEqualTo(73.0);
+        assertThat(s.source()).isEqualTo("dcgm");
+      });
+    } finally {
+      prometheus.stop(0);
+    }
+  }
+
+  private static Pod sessionPod(String sessionId, String name, String uuid) {
+    return new PodBuilder().withNewMetadata().withName(name).withNamespace("gshare-sessions")
+        .addToLabels("gshare.io/session-id", sessionId).addToAnnotations("nvidia.com/use-gpuuuid", uuid).endMetadata()
+        .withNewSpec().withNodeName("sim-a100-0").addNewContainer().withName("main").withImage("x").endContainer()
+        .endSpec().build();
+  }
+}
