@@ -57,6 +57,14 @@ public interface SessionWorkflow {
   void creditsExhausted();
 
   /**
+   * The idle reaper found the session's GPUs without activity for its policy's idle timeout: pause (lossless
+   * where the node allows, as a user's pause), its billing closed, with {@code reason} (e.g. "idle for 30
+   * minutes by dcgm") as the state reason. Nothing is deleted. A session not running ignores it.
+   */
+  @SignalMethod(name = "idle")
+  void idle(String reason);
+
+  /**
    * The cluster's worker reported the pod of this running session failed or gone (node lost, evicted,
    * deleted behind gShare's back). The workflow asks the cluster itself before it acts: a stale report
    * changes nothing; a pod really gone pauses the session cold, its billing closed and GPUs released.

@@ -29,7 +29,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private static final Logger log = Workflow.getLogger(SessionWorkflowImpl.class);
 
   /** What the loop carries out, in arrival order: the three user commands and three of its own. */
-  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN }
+  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN, IDLE }
 
   // Steps of the operation a command shows (GET /api/v1/sessions/{id}).
   static final String CREATE_OBJECTS = "create the pod, service and ingress";
@@ -68,6 +68,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private String lastError;
   private String lastErrorType;
   private String podLostReason;
+  private String idleReason;
   private Duration runtimeUsed = Duration.ZERO;
   private long runningSince;
   private final Deque<Command> commands = new ArrayDeque<>();
@@ -224,6 +225,13 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       case PAUSE, CREDITS, MAX_RUNTIME -> {
         if (state == SessionState.RUNNING) {
           pause(SessionTexts.pauseReason(command == Command.CREDITS, command == Command.MAX_RUNTIME));
+        }
+      }
+      case IDLE -> {
+        String reason = idleReason;
+        idleReason = null;
+        if (state == SessionState.RUNNING) {
+          pause(reason);
         }
       }
       case CHECK_POD -> {
@@ -528,6 +536,14 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   public void creditsExhausted() {
     if (state == SessionState.RUNNING && !commands.contains(Command.CREDITS)) {
       enqueue(Command.CREDITS);
+    }
+  }
+
+  @Override
+  public void idle(String reason) {
+    if (state == SessionState.RUNNING && !commands.contains(Command.IDLE)) {
+      idleReason = reason == null || reason.isBlank() ? "idle" : reason;
+      enqueue(Command.IDLE);
     }
   }
 

@@ -262,6 +262,16 @@ class SessionWorkflowTest {
   }
 
   @Test
+  void theIdleReaperPausesTheSessionWithItsReason(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionWorkflow session = begin(env, client, worker, start(false, null, null));
+    awaitState(env, session, SessionState.RUNNING);
+    session.idle("idle for 30 minutes by dcgm");
+    awaitState(env, session, SessionState.PAUSED);
+    verify(control).record(argThat(r -> SessionState.PAUSING == r.state() && "idle for 30 minutes by dcgm".equals(r.reason())));
+    verify(control).settle(argThat(r -> SessionState.PAUSED == r.state() && r.reason().startsWith("idle for 30 minutes by dcgm")));
+  }
+
+  @Test
   void twoPausesAndATerminateEndInOneClearState(TestWorkflowEnvironment env, WorkflowClient client, Worker worker)
       throws Exception {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
