@@ -46,8 +46,10 @@ class WireJsonTest {
         Instant.parse("2026-01-01T00:00:00Z"))));
     JsonNode usageTree = json.valueToTree(usage);
     assertThat(fields(usageTree.get("samples").get(0))).containsExactly("session_id", "gpu_uuid", "gpu_util_percent",
-        "memory_used_mib", "sampled_at");
+        "memory_used_mib", "sampled_at", "last_kernel_at", "source");
     assertThat(json.treeToValue(usageTree, UsageReport.class)).isEqualTo(usage);
+    var usageAnswer = new UsageAnswer(3, "http://prometheus:9090", null);
+    assertThat(fields(json.valueToTree(usageAnswer))).containsExactly("accepted", "prometheus_url", "hami_monitor_url");
 
     var volumes = new VolumeSync(List.of(new VolumeSync.VolumeState("vol_1", "gshare-vol-1", "Bound", 10L, 1L, 10L)),
         List.of(new VolumeSync.StorageClassState("gshare-nfs", true, 2048L)), 500L);
