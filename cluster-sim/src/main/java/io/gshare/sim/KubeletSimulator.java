@@ -285,7 +285,9 @@ final class KubeletSimulator {
     }
     if (added) {
       node.getStatus().setImages(images);
-      store.replace("/api/v1/nodes/" + node.getMetadata().getName() + "/status", node);
+      // A merge patch of status.images alone, so a cordon patched in since this tick's list is kept.
+      store.mergePatch("/api/v1/nodes/" + node.getMetadata().getName() + "/status",
+          "{\"status\":{\"images\":" + store.serialization().asJson(images) + "}}");
       log.info("simulated node {} pulled {}", node.getMetadata().getName(),
           pod.getSpec().getContainers().stream().map(c -> c.getImage()).toList());
     }
