@@ -34,6 +34,13 @@ public final class Progress {
         Workflow.currentTimeMillis());
   }
 
+  /** Marks one step failed, with what went wrong; the operation goes on (its other steps are independent). */
+  public void stepFailed(String name, String detail) {
+    OperationStep step = find(name);
+    replace(name, OperationStep.FAILED, detail, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),
+        Workflow.currentTimeMillis());
+  }
+
   /** Marks the step that runs now failed and the operation failed with {@code why}. */
   public void fail(String why) {
     for (OperationStep step : steps) {

@@ -40,6 +40,10 @@ public final class WorkflowIds {
     return "volume-reclaim-" + Ids.requireValid(volumeId, "volumeId");
   }
 
+  public static String imagePrepull(String imageId) {
+    return "image-prepull-" + Ids.requireValid(imageId, "imageId");
+  }
+
   public static final String TOKEN_ROTATION = "token-rotation";
   public static final String IDLE_REAPER = "idle-reaper";
 }
