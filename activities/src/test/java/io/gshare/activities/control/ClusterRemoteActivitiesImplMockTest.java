@@ -33,7 +33,8 @@ class ClusterRemoteActivitiesImplMockTest {
     WorkerObjects.Settings settings = new WorkerObjects.Settings("registry.example.com/gshare/cluster-worker:1.0",
         "IfNotPresent", "temporal.example.com:7233", "default", "https://gshare.example.com", 15, 300);
     activities = new ClusterRemoteActivitiesImpl(
-        id -> kubeconfig, id -> "token-" + signed.incrementAndGet() + "-for-" + id, new KubernetesWorkerDeployer(settings));
+        id -> kubeconfig, id -> new OperatorTokenSigner.Signed("token-" + signed.incrementAndGet() + "-for-" + id, "jti-" + signed.get(),
+            java.time.Instant.EPOCH, java.time.Instant.EPOCH.plusSeconds(60)), new KubernetesWorkerDeployer(settings));
   }
 
   @AfterEach
@@ -103,7 +104,8 @@ class ClusterRemoteActivitiesImplMockTest {
         current-context: x
         users: [{name: x, user: {token: t}}]
         """;
-    ClusterRemoteActivitiesImpl unreachable = new ClusterRemoteActivitiesImpl(id -> dead, id -> "t", null);
+    ClusterRemoteActivitiesImpl unreachable = new ClusterRemoteActivitiesImpl(id -> dead,
+        id -> new OperatorTokenSigner.Signed("t", "j", java.time.Instant.EPOCH, java.time.Instant.EPOCH), null);
     assertThatThrownBy(() -> unreachable.probeApiserver("clu_x")).isInstanceOf(RuntimeException.class);
     try (KubernetesClient client = unreachable.client("clu_x")) {
       assertThat(client.getConfiguration().getRequestRetryBackoffLimit()).isZero();
