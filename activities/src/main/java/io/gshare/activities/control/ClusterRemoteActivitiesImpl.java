@@ -89,7 +89,13 @@ public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
    */
   private IssuedToken writeToken(String clusterId) {
     OperatorTokenSigner.Signed signed = signer.sign(clusterId);
-    withClient(clusterId, c -> apply(c, WorkerObjects.tokenSecret(clusterId, signed.token())));
+    withClient(clusterId, c -> {
+      apply(c, WorkerObjects.tokenSecret(clusterId, signed.token()));
+      if (deployer != null) {
+        deployer.tokenSecretChanged(clusterId, c);
+      }
+      return null;
+    });
     ledger.issued(clusterId, signed.jti(), signed.issuedAt(), signed.expiresAt());
     log.info("wrote operator token {} for {} into {}/{} (expires {})", signed.jti(), clusterId, WorkerObjects.NAMESPACE,
         WorkerObjects.TOKEN_SECRET, signed.expiresAt());
