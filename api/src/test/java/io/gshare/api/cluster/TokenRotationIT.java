@@ -52,6 +52,7 @@ class TokenRotationIT extends ApiIntegrationTest {
   @Autowired WorkerDeployer deployer;
   @Autowired ScheduleClient schedules;
   @Autowired TokenRotationSchedules rotationSchedules;
+  @Autowired io.temporal.client.WorkflowClient workflows;
   @TempDir Path dir;
   private final List<SimulatedCluster> clusters = new ArrayList<>();
   private String admin;
@@ -120,6 +121,17 @@ class TokenRotationIT extends ApiIntegrationTest {
         .query(java.sql.Timestamp.class).single().toInstant();
   }
 
+  /** Every payload of the execution's history, decoded: what an operator could read in the Temporal UI. */
+  private String decodedPayloads(String workflowId) {
+    String history = workflows.fetchHistory(workflowId).toJson(false);
+    StringBuilder all = new StringBuilder(history).append('\n');
+    java.util.regex.Matcher data = java.util.regex.Pattern.compile("\"data\":\\s*\"([A-Za-z0-9+/=]+)\"").matcher(history);
+    while (data.find()) {
+      all.append(new String(Base64.getDecoder().decode(data.group(1)), StandardCharsets.UTF_8)).append('\n');
+    }
+    return all.toString();
+  }
+
   /** An /internal call with {@code token}: 200 while it verifies. */
   private int internalCall(String clusterId, String token) {
     return post("/internal/v1/sessions/status", "{\"sessions\":[]}", token).statusCode();
@@ -144,9 +156,12 @@ class TokenRotationIT extends ApiIntegrationTest {
     assertThat(step.get("name").asText()).isEqualTo("rotate " + clusterId);
     assertThat(step.get("status").asText()).as(operation.toString()).isEqualTo("done");
     assertThat(step.get("detail").asText()).contains("the worker authenticates with it");
+    io.gshare.api.support.HistoryRecorder.record(workflows, operationId, "token-rotation");
 
     String after = secretToken(sim);
     assertThat(jti(after)).isNotEqualTo(jti(before)).isEqualTo(row(clusterId).get("jti"));
+    assertThat(decodedPayloads(operationId)).as("the token never enters workflow history")
+        .contains(jti(after)).doesNotContain(after).doesNotContain(after.substring(after.lastIndexOf('.') + 1));
     assertThat(row(clusterId).get("seen_jti")).isEqualTo(jti(after));
     // Same process, still reporting after the rotation.
     assertThat(((LocalProcessWorkerDeployer) deployer).process(clusterId).pid()).isEqualTo(pid);
