@@ -81,6 +81,27 @@ class ClusterRemoteActivitiesImplMockTest {
   }
 
   @Test
+  void aRotationRewritesTheSecretRecordsTheTokenAndReturnsItsIdNeverTheToken() throws Exception {
+    String kubeconfig = Files.readString(cluster.writeKubeconfig(dir.resolve("kubeconfig-2")));
+    java.util.List<String> recorded = new java.util.ArrayList<>();
+    ClusterRemoteActivitiesImpl withLedger = new ClusterRemoteActivitiesImpl(id -> kubeconfig,
+        id -> new OperatorTokenSigner.Signed("token-" + signed.incrementAndGet() + "-for-" + id, "jti-" + signed.get(),
+            java.time.Instant.EPOCH, java.time.Instant.EPOCH.plusSeconds(60)),
+        null, (id, jti, iat, exp) -> recorded.add(id + " " + jti + " " + exp));
+    withLedger.prepareNamespace("clu_a");
+    withLedger.installOperatorToken("clu_a");
+
+    var issued = withLedger.rotateOperatorToken("clu_a");
+
+    assertThat(issued).isEqualTo(new io.gshare.workflows.cluster.IssuedToken("clu_a", "jti-2", 0, 60_000));
+    assertThat(issued.toString()).doesNotContain("token-2");
+    assertThat(observer.secrets().inNamespace("gshare-system").withName("gshare-operator-internal-jwt").get()
+        .getStringData()).containsEntry("internal-jwt", "token-2-for-clu_a");
+    // The attach's token and the rotation's, each recorded when written.
+    assertThat(recorded).containsExactly("clu_a jti-1 1970-01-01T00:01:00Z", "clu_a jti-2 1970-01-01T00:01:00Z");
+  }
+
+  @Test
   void removesTheWorkerAndItsSecret() {
     activities.prepareNamespace("clu_a");
     activities.installOperatorToken("clu_a");
