@@ -39,13 +39,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.TestPropertySource;
 
 /**
  * Operator-token rotation end to end: a simulated cluster attached with its real worker process, the
  * rotation workflow on the embedded Temporal server, the worker re-reading its token file.
  */
-@TestPropertySource(properties = {"gshare.tokens.confirm-wait=40s", "gshare.tokens.confirm-poll=1s"})
+// Its confirmation settings (40s, every second) are in ApiIntegrationTest: properties of its own would start
+// a second application context whose control worker takes the other tests' attach activities.
 class TokenRotationIT extends ApiIntegrationTest {
 
   @Autowired ObjectMapper json;
