@@ -20,7 +20,9 @@ public final class ControlWorkflows {
       List.of(ClusterProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
           ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class,
           NodeDrainWorkflowImpl.class, NodeUncordonWorkflowImpl.class, NodeDevicesWorkflowImpl.class,
-          VolumeReclaimWorkflowImpl.class, ImagePrepullWorkflowImpl.class);
+          VolumeReclaimWorkflowImpl.class, ImagePrepullWorkflowImpl.class,
+          io.gshare.workflows.cluster.TokenRotationWorkflowImpl.class,
+          io.gshare.workflows.system.SigningKeyRotationWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }
