@@ -39,13 +39,6 @@ public final class Progress {
         Workflow.currentTimeMillis());
   }
 
-  /** Marks one step failed, with what went wrong; the operation goes on (its other steps are independent). */
-  public void stepFailed(String name, String detail) {
-    OperationStep step = find(name);
-    replace(name, OperationStep.FAILED, detail, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),
-        Workflow.currentTimeMillis());
-  }
-
   /** Marks the step that runs now failed and the operation failed with {@code why}. */
   public void fail(String why) {
     for (OperationStep step : steps) {
@@ -57,7 +50,10 @@ public final class Progress {
     error = why;
   }
 
-  /** Marks one step failed with {@code why}; the operation goes on (one cluster's trouble is not the others'). */
+  /**
+   * Marks one step failed with {@code why}; the operation goes on (its other steps are independent: one
+   * cluster's trouble is not the others').
+   */
   public void failStep(String name, String why) {
     OperationStep step = find(name);
     replace(name, OperationStep.FAILED, why, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),

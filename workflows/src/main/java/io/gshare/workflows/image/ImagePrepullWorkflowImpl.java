@@ -67,7 +67,7 @@ public class ImagePrepullWorkflowImpl implements ImagePrepullWorkflow {
             results.put(cluster.clusterId(), nodes);
             String detail = summary(nodes);
             if (nodes.stream().anyMatch(NodePull::failed)) {
-              progress.stepFailed(step(cluster.clusterId()), detail);
+              progress.failStep(step(cluster.clusterId()), detail);
             } else {
               progress.done(step(cluster.clusterId()), detail);
             }
