@@ -32,6 +32,7 @@ class ImagePrepullIT extends ApiIntegrationTest {
   private static String clusterId;
 
   @Autowired ObjectMapper json;
+  @Autowired io.temporal.client.WorkflowClient workflows;
   private String admin;
 
   @BeforeEach
@@ -112,6 +113,7 @@ class ImagePrepullIT extends ApiIntegrationTest {
     JsonNode first = awaitOperation("image-prepull-" + imageId);
 
     assertThat(first.path("status").asText()).as(first.toString()).isEqualTo("completed");
+    io.gshare.api.support.HistoryRecorder.record(workflows, "image-prepull-" + imageId, "image-prepull");
     assertThat(stepDetail(first)).startsWith("3 pulled").contains("a6000-0: pulled", "a6000-1: pulled", "a6000-2: pulled");
     try (KubernetesClient k8s = sim.newClient()) {
       for (String node : GPU_NODES) {
