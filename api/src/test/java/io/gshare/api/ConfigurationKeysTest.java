@@ -90,6 +90,9 @@ class ConfigurationKeysTest {
       assertThat(context.getBean(WorkerProperties.class)).isEqualTo(new WorkerProperties(true));
       assertThat(context.getBean(DevProperties.class)).isEqualTo(new DevProperties(null, false));
       assertThat(context.getBean(VolumeProperties.class)).isEqualTo(new VolumeProperties(Duration.ofHours(24)));
+      assertThat(context.getBean(io.gshare.api.cluster.TokenRotationProperties.class)).isEqualTo(
+          new io.gshare.api.cluster.TokenRotationProperties(true, Duration.ofHours(24), Duration.ofDays(30),
+              Duration.ofMinutes(3), Duration.ofSeconds(10), Duration.ofDays(2), Duration.ofSeconds(60)));
     });
   }
 

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * pod IP once {@code startDelay} has passed (batch pods — restartPolicy Never with a command — to
  * Succeeded; any pod to Failed when told to); marks pods on a dropped node not ready; and deletes pods
  * whose node is gone, as the pod garbage collector does. Pods on a cordoned node are left running:
- * cordon is about scheduling only.
+ * cordon is about scheduling only. Starting a pod "pulls" its images: they are added to its node's
+ * {@code status.images}, as a real kubelet's image manager reports them; a pull told to fail on a node
+ * keeps the pod Pending with its container waiting in {@code ErrImagePull} and the runtime's message.
  */
 final class KubeletSimulator {
 
@@ -51,6 +53,10 @@ final class KubeletSimulator {
   /** When each pod was first seen bound, to hold it in Pending for {@code startDelay}. */
   private final Map<String, Instant> boundAt = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> nextIpByNode = new ConcurrentHashMap<>();
+  /** Image pulls told to fail, by node and then image reference, with the runtime's message. */
+  private final Map<String, Map<String, String>> pullFailures = new ConcurrentHashMap<>();
+  /** What the simulator reports as an image's size: real session images are 5 to 15 GiB. */
+  static final long IMAGE_SIZE_BYTES = 6_442_450_944L;
 
   KubeletSimulator(ObjectStore store, Clock clock, Duration startDelay) {
     this.store = store;
@@ -72,6 +78,15 @@ final class KubeletSimulator {
 
   void failPod(String namespace, String name, String reason) {
     podsToFail.put(namespace + "/" + name, reason == null ? "Error" : reason);
+  }
+
+  /** Pulls of {@code image} on {@code node} fail with {@code reason} from now on; a null reason makes them work again. */
+  void failImagePulls(String node, String image, String reason) {
+    if (reason == null) {
+      pullFailures.getOrDefault(node, new ConcurrentHashMap<>()).remove(image);
+    } else {
+      pullFailures.computeIfAbsent(node, n -> new ConcurrentHashMap<>()).put(image, reason);
+    }
   }
 
   /** One pass over every node and pod; called on a fixed delay. */
@@ -158,7 +173,14 @@ final class KubeletSimulator {
             : pod.getMetadata().getAnnotations().getOrDefault(SimLabels.FAIL_POD, "Error"));
         writeStatus(podPath, pod, failed(pod, reason, now));
         podsToFail.remove(key);
+      } else if (pullFailure(pod, nodes.get(nodeName)) != null) {
+        String[] failure = pullFailure(pod, nodes.get(nodeName));
+        if (!pullFailing(pod)) {
+          writeStatus(podPath, pod, pullFailed(pod, failure[0], failure[1], now));
+          log.info("pod {}: pulling {} fails on simulated node {}: {}", key, failure[0], nodeName, failure[1]);
+        }
       } else if (!now.isBefore(boundAt.get(key).plus(startDelay))) {
+        pulled(nodes.get(nodeName), pod);
         if (runsToCompletion(pod)) {
           writeStatus(podPath, pod, succeeded(pod, now));
           log.info("pod {} ran to completion on simulated node {}", key, nodeName);
@@ -198,6 +220,77 @@ final class KubeletSimulator {
   private static boolean unschedulableBecauseCordoned(Pod pod) {
     return pod.getStatus() != null && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream().anyMatch(c -> CORDONED.equals(c.getMessage()));
+  }
+
+  /**
+   * The first of the pod's images whose pull fails on the node, with the message; null when none does. An
+   * image the node already holds is not pulled again unless the container's policy is Always.
+   */
+  private String[] pullFailure(Pod pod, Node node) {
+    Map<String, String> failing = pullFailures.get(node.getMetadata().getName());
+    if (failing == null || failing.isEmpty()) {
+      return null;
+    }
+    return pod.getSpec().getContainers().stream().filter(c -> failing.containsKey(c.getImage()))
+        .filter(c -> "Always".equals(c.getImagePullPolicy()) || !holds(node, c.getImage()))
+        .map(c -> new String[] {c.getImage(), failing.get(c.getImage())}).findFirst().orElse(null);
+  }
+
+  private static boolean holds(Node node, String image) {
+    return node.getStatus().getImages() != null && node.getStatus().getImages().stream()
+        .anyMatch(i -> i.getNames() != null && i.getNames().contains(image));
+  }
+
+  private static boolean pullFailing(Pod pod) {
+    return pod.getStatus() != null && pod.getStatus().getContainerStatuses() != null
+        && pod.getStatus().getContainerStatuses().stream().anyMatch(c -> c.getState() != null
+            && c.getState().getWaiting() != null && "ErrImagePull".equals(c.getState().getWaiting().getReason()));
+  }
+
+  /** Pending, the container waiting in ErrImagePull with containerd's words, as {@code kubectl describe} shows. */
+  private static PodStatus pullFailed(Pod pod, String image, String reason, Instant now) {
+    List<ContainerStatus> containers = new ArrayList<>();
+    pod.getSpec().getContainers().forEach(c -> containers.add(new ContainerStatusBuilder()
+        .withName(c.getName())
+        .withImage(c.getImage())
+        .withImageID("")
+        .withReady(false)
+        .withStarted(false)
+        .withRestartCount(0)
+        .withNewState().withNewWaiting().withReason(image.equals(c.getImage()) ? "ErrImagePull" : "PodInitializing")
+        .withMessage(image.equals(c.getImage()) ? "failed to pull and unpack image \"" + image + "\": " + reason : null)
+        .endWaiting().endState()
+        .build()));
+    return new PodStatusBuilder()
+        .withPhase("Pending")
+        .withConditions(condition("PodScheduled", "True", null, null, now),
+            condition("Ready", "False", "ContainersNotReady", "containers with unready status: ["
+                + containers.stream().map(ContainerStatus::getName).collect(Collectors.joining(" ")) + "]", now))
+        .withContainerStatuses(containers)
+        .build();
+  }
+
+  /** Adds the pod's images to its node's {@code status.images}, as the kubelet lists what the runtime holds. */
+  private void pulled(Node node, Pod pod) {
+    List<io.fabric8.kubernetes.api.model.ContainerImage> images = node.getStatus().getImages() == null
+        ? new ArrayList<>() : new ArrayList<>(node.getStatus().getImages());
+    boolean added = false;
+    for (var container : pod.getSpec().getContainers()) {
+      String image = container.getImage();
+      if (image != null && !holds(node, image) && images.stream().noneMatch(i -> i.getNames().contains(image))) {
+        images.add(new io.fabric8.kubernetes.api.model.ContainerImageBuilder().withNames(image)
+            .withSizeBytes(IMAGE_SIZE_BYTES).build());
+        added = true;
+      }
+    }
+    if (added) {
+      node.getStatus().setImages(images);
+      // A merge patch of status.images alone, so a cordon patched in since this tick's list is kept.
+      store.mergePatch("/api/v1/nodes/" + node.getMetadata().getName() + "/status",
+          "{\"status\":{\"images\":" + store.serialization().asJson(images) + "}}");
+      log.info("simulated node {} pulled {}", node.getMetadata().getName(),
+          pod.getSpec().getContainers().stream().map(c -> c.getImage()).toList());
+    }
   }
 
   private void writeStatus(String podPath, Pod pod, PodStatus status) {

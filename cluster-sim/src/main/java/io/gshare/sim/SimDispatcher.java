@@ -26,6 +26,7 @@ final class SimDispatcher extends Dispatcher {
   private static final Pattern POD_FAIL = Pattern.compile("/sim/v1/namespaces/([^/]+)/pods/([^/]+)/fail");
   /** The kubelet Summary API through the apiserver's node proxy. */
   private static final Pattern STATS_SUMMARY = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary/?");
+  private static final Pattern PULL_FAILURES = Pattern.compile("/sim/v1/nodes/([^/]+)/image-pull-failures");
   private static final Pattern USED_BYTES =
       Pattern.compile("/sim/v1/namespaces/([^/]+)/persistentvolumeclaims/([^/]+)/used-bytes");
 
@@ -152,6 +153,10 @@ final class SimDispatcher extends Dispatcher {
     if (used.matches()) {
       return usedBytes(request, used.group(1), used.group(2));
     }
+    Matcher pulls = PULL_FAILURES.matcher(path);
+    if (pulls.matches()) {
+      return pullFailures(request, pulls.group(1));
+    }
     if (request.method() != HttpMethod.POST) {
       return status(405, "MethodNotAllowed", "the simulator's control API takes POST");
     }
@@ -216,6 +221,29 @@ final class SimDispatcher extends Dispatcher {
       return status(404, "NotFound", "no simulated GPU " + uuid);
     }
     return ok(Map.of("util", util, "xid", xid));
+  }
+
+  /**
+   * {@code PUT {"image": "...", "reason": "no space left on device"}} makes pulls of that reference fail on
+   * the node; {@code DELETE} with {@code {"image": "..."}} lets them work again.
+   */
+  private MockResponse pullFailures(RecordedRequest request, String node) {
+    if (request.method() != HttpMethod.PUT && request.method() != HttpMethod.DELETE) {
+      return status(405, "MethodNotAllowed", "image-pull-failures takes PUT (or DELETE)");
+    }
+    com.fasterxml.jackson.databind.JsonNode body;
+    try {
+      body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(request.getUtf8Body());
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+      return status(400, "BadRequest", "the body must be {\"image\": \"...\", \"reason\": \"...\"}");
+    }
+    String image = body == null ? "" : body.path("image").asText("");
+    if (image.isBlank()) {
+      return status(400, "BadRequest", "image is required");
+    }
+    boolean put = request.method() == HttpMethod.PUT;
+    cluster.failImagePulls(node, image, put ? body.path("reason").asText("failed to resolve reference") : null);
+    return status(200, "OK", "pulls of " + image + " on " + node + (put ? " fail" : " work again"));
   }
 
   /** {@code PUT {"used_bytes": N}} sets what the stats summary reports for the claim's volume; GET reads it. */

@@ -281,6 +281,14 @@ public final class SimulatedCluster implements AutoCloseable {
     kubelet.failPod(namespace, name, reason);
   }
 
+  /**
+   * Pulls of {@code image} (a reference exactly as pods name it) on {@code node} fail with {@code reason},
+   * e.g. "no space left on device": pods using it there stay Pending in ErrImagePull. A null reason lifts it.
+   */
+  public void failImagePulls(String node, String image, String reason) {
+    kubelet.failImagePulls(node, image, reason);
+  }
+
   /** Creates an object as a client would; for tests that need extra state. */
   public void create(HasMetadata object) {
     store.create(collectionPath(object), object);

@@ -4,6 +4,7 @@ import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
+import io.gshare.workflows.image.ImagePrepullWorkflowImpl;
 import io.gshare.workflows.node.NodeDevicesWorkflowImpl;
 import io.gshare.workflows.node.NodeDrainWorkflowImpl;
 import io.gshare.workflows.node.NodeUncordonWorkflowImpl;
@@ -19,7 +20,9 @@ public final class ControlWorkflows {
       List.of(ClusterProbeWorkflowImpl.class, ClusterAttachWorkflowImpl.class,
           ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class,
           NodeDrainWorkflowImpl.class, NodeUncordonWorkflowImpl.class, NodeDevicesWorkflowImpl.class,
-          VolumeReclaimWorkflowImpl.class);
+          VolumeReclaimWorkflowImpl.class, ImagePrepullWorkflowImpl.class,
+          io.gshare.workflows.cluster.TokenRotationWorkflowImpl.class,
+          io.gshare.workflows.system.SigningKeyRotationWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

@@ -26,7 +26,12 @@ class WorkflowReplayTest {
     return Stream.of("cluster-attach", "session-lifecycle", "session-lossless-pause",
         "session-lifecycle-before-lean", "session-lossless-pause-before-lean",
         // A node drain that moved two slice sessions, and a session it moved lossless (NodeDrainIT).
-        "node-drain-migrate", "session-drain-migrate-lossless");
+        "node-drain-migrate", "session-drain-migrate-lossless",
+        // An uncordon and a HAMi device-cordon sync (NodeDrainIT), and a pre-pull of three nodes (ImagePrepullIT).
+        "node-uncordon", "node-devices", "image-prepull",
+        // A rotation of one attached cluster, confirmed by its worker (TokenRotationIT): what a control
+        // plane restarted mid-rotation replays to resume it.
+        "token-rotation");
   }
 
   @ParameterizedTest

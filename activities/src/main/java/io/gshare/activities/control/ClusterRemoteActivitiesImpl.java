@@ -7,6 +7,7 @@ import io.gshare.activities.cluster.ClusterActivitiesImpl;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.workflows.cluster.ClusterDescription;
 import io.gshare.workflows.cluster.ClusterRemoteActivities;
+import io.gshare.workflows.cluster.IssuedToken;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,11 +23,18 @@ public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
   private final KubeconfigSource kubeconfigs;
   private final OperatorTokenSigner signer;
   private final WorkerDeployer deployer;
+  private final OperatorTokenLedger ledger;
 
   public ClusterRemoteActivitiesImpl(KubeconfigSource kubeconfigs, OperatorTokenSigner signer, WorkerDeployer deployer) {
+    this(kubeconfigs, signer, deployer, OperatorTokenLedger.NONE);
+  }
+
+  public ClusterRemoteActivitiesImpl(KubeconfigSource kubeconfigs, OperatorTokenSigner signer, WorkerDeployer deployer,
+      OperatorTokenLedger ledger) {
     this.kubeconfigs = kubeconfigs;
     this.signer = signer;
     this.deployer = deployer;
+    this.ledger = ledger;
   }
 
   /** A client that fails fast: retries belong to the workflow, not to the activity. */
@@ -67,10 +75,31 @@ public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
 
   @Override
   public void installOperatorToken(String clusterId) {
-    // Signed and written in one step: the token never travels through workflow history.
-    String token = signer.sign(clusterId);
-    withClient(clusterId, c -> apply(c, WorkerObjects.tokenSecret(clusterId, token)));
-    log.info("wrote a fresh operator token for {} into {}/{}", clusterId, WorkerObjects.NAMESPACE, WorkerObjects.TOKEN_SECRET);
+    writeToken(clusterId);
+  }
+
+  @Override
+  public IssuedToken rotateOperatorToken(String clusterId) {
+    return writeToken(clusterId);
+  }
+
+  /**
+   * Signed and written in one step: the token never travels through workflow history. An attach and a
+   * rotation may both write the Secret; the last writer wins, and both tokens verify until they expire.
+   */
+  private IssuedToken writeToken(String clusterId) {
+    OperatorTokenSigner.Signed signed = signer.sign(clusterId);
+    withClient(clusterId, c -> {
+      apply(c, WorkerObjects.tokenSecret(clusterId, signed.token()));
+      if (deployer != null) {
+        deployer.tokenSecretChanged(clusterId, c);
+      }
+      return null;
+    });
+    ledger.issued(clusterId, signed.jti(), signed.issuedAt(), signed.expiresAt());
+    log.info("wrote operator token {} for {} into {}/{} (expires {})", signed.jti(), clusterId, WorkerObjects.NAMESPACE,
+        WorkerObjects.TOKEN_SECRET, signed.expiresAt());
+    return new IssuedToken(clusterId, signed.jti(), signed.issuedAt().toEpochMilli(), signed.expiresAt().toEpochMilli());
   }
 
   @Override

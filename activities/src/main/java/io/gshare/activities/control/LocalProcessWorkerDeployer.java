@@ -154,6 +154,15 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     }
   }
 
+  /** The kubelet's part: refreshes a deployed worker's mounted token file from the Secret (atomically). */
+  @Override
+  public synchronized void tokenSecretChanged(String clusterId, KubernetesClient cluster) {
+    Path file = settings.stateDir().resolve(clusterId).resolve(WorkerObjects.TOKEN_KEY);
+    if (Files.exists(file)) {
+      writeSecretFile(file, operatorToken(cluster));
+    }
+  }
+
   private static String operatorToken(KubernetesClient cluster) {
     Secret secret = cluster.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get();
     if (secret == null) {

@@ -33,7 +33,8 @@ class ClusterRemoteActivitiesImplMockTest {
     WorkerObjects.Settings settings = new WorkerObjects.Settings("registry.example.com/gshare/cluster-worker:1.0",
         "IfNotPresent", "temporal.example.com:7233", "default", "https://gshare.example.com", 15, 300);
     activities = new ClusterRemoteActivitiesImpl(
-        id -> kubeconfig, id -> "token-" + signed.incrementAndGet() + "-for-" + id, new KubernetesWorkerDeployer(settings));
+        id -> kubeconfig, id -> new OperatorTokenSigner.Signed("token-" + signed.incrementAndGet() + "-for-" + id, "jti-" + signed.get(),
+            java.time.Instant.EPOCH, java.time.Instant.EPOCH.plusSeconds(60)), new KubernetesWorkerDeployer(settings));
   }
 
   @AfterEach
@@ -80,6 +81,27 @@ class ClusterRemoteActivitiesImplMockTest {
   }
 
   @Test
+  void aRotationRewritesTheSecretRecordsTheTokenAndReturnsItsIdNeverTheToken() throws Exception {
+    String kubeconfig = Files.readString(cluster.writeKubeconfig(dir.resolve("kubeconfig-2")));
+    java.util.List<String> recorded = new java.util.ArrayList<>();
+    ClusterRemoteActivitiesImpl withLedger = new ClusterRemoteActivitiesImpl(id -> kubeconfig,
+        id -> new OperatorTokenSigner.Signed("token-" + signed.incrementAndGet() + "-for-" + id, "jti-" + signed.get(),
+            java.time.Instant.EPOCH, java.time.Instant.EPOCH.plusSeconds(60)),
+        null, (id, jti, iat, exp) -> recorded.add(id + " " + jti + " " + exp));
+    withLedger.prepareNamespace("clu_a");
+    withLedger.installOperatorToken("clu_a");
+
+    var issued = withLedger.rotateOperatorToken("clu_a");
+
+    assertThat(issued).isEqualTo(new io.gshare.workflows.cluster.IssuedToken("clu_a", "jti-2", 0, 60_000));
+    assertThat(issued.toString()).doesNotContain("token-2");
+    assertThat(observer.secrets().inNamespace("gshare-system").withName("gshare-operator-internal-jwt").get()
+        .getStringData()).containsEntry("internal-jwt", "token-2-for-clu_a");
+    // The attach's token and the rotation's, each recorded when written.
+    assertThat(recorded).containsExactly("clu_a jti-1 1970-01-01T00:01:00Z", "clu_a jti-2 1970-01-01T00:01:00Z");
+  }
+
+  @Test
   void removesTheWorkerAndItsSecret() {
     activities.prepareNamespace("clu_a");
     activities.installOperatorToken("clu_a");
@@ -103,7 +125,8 @@ class ClusterRemoteActivitiesImplMockTest {
         current-context: x
         users: [{name: x, user: {token: t}}]
         """;
-    ClusterRemoteActivitiesImpl unreachable = new ClusterRemoteActivitiesImpl(id -> dead, id -> "t", null);
+    ClusterRemoteActivitiesImpl unreachable = new ClusterRemoteActivitiesImpl(id -> dead,
+        id -> new OperatorTokenSigner.Signed("t", "j", java.time.Instant.EPOCH, java.time.Instant.EPOCH), null);
     assertThatThrownBy(() -> unreachable.probeApiserver("clu_x")).isInstanceOf(RuntimeException.class);
     try (KubernetesClient client = unreachable.client("clu_x")) {
       assertThat(client.getConfiguration().getRequestRetryBackoffLimit()).isZero();

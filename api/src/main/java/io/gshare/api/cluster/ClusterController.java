@@ -3,6 +3,7 @@ package io.gshare.api.cluster;
 import io.gshare.core.cluster.ClusterRepository;
 
 import io.gshare.core.cluster.Cluster;
+import io.gshare.core.cluster.OperatorTokenRepository;
 
 import io.gshare.core.error.GshareException;
 import io.gshare.api.security.AdminOnly;
@@ -40,8 +41,11 @@ class ClusterController {
   private final ClusterRepository clusters;
   private final ClusterService service;
   private final ConnectionTestService connectionTests;
+  private final OperatorTokenRepository operatorTokens;
 
-  ClusterController(ClusterRepository clusters, ClusterService service, ConnectionTestService connectionTests) {
+  ClusterController(ClusterRepository clusters, ClusterService service, ConnectionTestService connectionTests,
+      OperatorTokenRepository operatorTokens) {
+    this.operatorTokens = operatorTokens;
     this.clusters = clusters;
     this.service = service;
     this.connectionTests = connectionTests;
@@ -101,6 +105,13 @@ class ClusterController {
     return accepted(service.reattach(caller, id));
   }
 
+  @PostMapping("/{id}/rotate-token")
+  @ResponseStatus(HttpStatus.ACCEPTED)
+  @Operation(summary = "Rotate the cluster's operator token now (admins): a new token into its Secret, confirmed when its worker uses it")
+  Accepted rotateToken(Caller.User caller, @PathVariable String id) {
+    return accepted(service.rotateToken(caller, id));
+  }
+
   @DeleteMapping("/{id}")
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Detach a cluster (admins); refused with 409 while sessions run or GPUs are allocated on it")
@@ -117,22 +128,35 @@ class ClusterController {
 
   record NodeView(String name, boolean ready, boolean schedulable, String gpuMode, boolean losslessPause, List<GpuView> gpus) {}
 
-  /** What the seed's connection test shows, plus what the worker saw. */
+  /**
+   * The cluster's operator token: the one last written into its Secret and the one its worker uses.
+   *
+   * @param expiresAt expiry of the token last written (null when none was recorded)
+   * @param lastRotatedAt when a token was last written into the Secret (attach or rotation)
+   * @param workerTokenExpiresAt expiry of the token the worker last authenticated with
+   * @param workerUsesLatest whether that is the token last written
+   */
+  record TokenView(String jti, java.time.Instant issuedAt, java.time.Instant expiresAt, java.time.Instant lastRotatedAt,
+      String workerJti, java.time.Instant workerTokenExpiresAt, java.time.Instant workerSeenAt, boolean workerUsesLatest) {}
+
+  /** What the seed's connection test shows, plus what the worker saw and the operator token. */
   record ConnectionTest(
       String status, Map<String, Boolean> checks, String reason, String apiserverVersion, Boolean simulated,
-      Integer gpuCount, List<NodeView> nodes) {}
+      Integer gpuCount, List<NodeView> nodes, TokenView operatorToken) {}
 
   @PostMapping("/{id}/connection-test")
   @Operation(summary = "Ask the cluster's worker to describe its cluster and check the runtime (RuntimeClass nvidia, HAMi, ingress)")
   ConnectionTest connectionTest(Caller.User caller, @PathVariable String id,
       @RequestBody(required = false) Map<String, Object> ignored) {
     ClusterProbeResult result = connectionTests.test(id);
+    TokenView token = operatorTokens.find(id).map(t -> new TokenView(t.jti(), t.issuedAt(), t.expiresAt(), t.rotatedAt(),
+        t.seenJti(), t.seenExpiresAt(), t.seenAt(), t.jti() != null && t.jti().equals(t.seenJti()))).orElse(null);
     ClusterDescription d = result.description();
     if (d == null) {
-      return new ConnectionTest(result.status(), result.checks(), result.reason(), null, null, null, List.of());
+      return new ConnectionTest(result.status(), result.checks(), result.reason(), null, null, null, List.of(), token);
     }
     return new ConnectionTest(result.status(), result.checks(), result.reason(), d.serverVersion(), d.simulated(),
-        d.gpuCount(), d.nodes().stream().map(ClusterController::view).toList());
+        d.gpuCount(), d.nodes().stream().map(ClusterController::view).toList(), token);
   }
 
   private static NodeView view(NodeInfo n) {

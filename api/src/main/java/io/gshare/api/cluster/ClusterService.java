@@ -19,6 +19,7 @@ import io.gshare.workflows.cluster.ClusterDetachWorkflow;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.cluster.TokenRotationWorkflow;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -51,9 +52,11 @@ public class ClusterService {
   private final ClusterStateActivitiesImpl state;
   private final ObjectMapper json;
   private final Duration workerWait;
+  private final TokenRotationProperties rotation;
 
   ClusterService(ClusterRepository clusters, KubeconfigCipher cipher, WorkflowClient client, OperationService operations, DevProperties dev, ClusterStateActivitiesImpl state, ObjectMapper json,
-      ClusterWorkerProperties worker) {
+      ClusterWorkerProperties worker, TokenRotationProperties rotation) {
+    this.rotation = rotation;
     this.clusters = clusters;
     this.cipher = cipher;
     this.client = client;
@@ -146,6 +149,16 @@ public class ClusterService {
     operations.started(workflowId, "cluster.detach", id, caller.userId());
     ClusterDetachWorkflow workflow = client.newWorkflowStub(ClusterDetachWorkflow.class, options(workflowId, id));
     start(() -> WorkflowClient.start(workflow::detach, id), workflowId);
+    return new Started(cluster, workflowId);
+  }
+
+  /** Rotates the cluster's operator token now ({@code token-rotation-<clusterId>}); 409 while one runs. */
+  public Started rotateToken(Caller.User caller, String id) {
+    Cluster cluster = live(id);
+    String workflowId = WorkflowIds.tokenRotation(id);
+    operations.started(workflowId, "token.rotation", id, caller.userId());
+    TokenRotationWorkflow workflow = client.newWorkflowStub(TokenRotationWorkflow.class, options(workflowId, id));
+    start(() -> WorkflowClient.start(workflow::rotate, rotation.request(id)), workflowId);
     return new Started(cluster, workflowId);
   }
 

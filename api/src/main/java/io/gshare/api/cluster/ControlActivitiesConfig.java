@@ -5,6 +5,11 @@ import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
 import io.gshare.activities.control.KubernetesWorkerDeployer;
 import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.activities.control.OperatorTokenSigner;
+import io.gshare.activities.control.SigningKeyActivitiesImpl;
+import io.gshare.activities.control.TokenRotationActivitiesImpl;
+import io.gshare.core.audit.AuditLog;
+import io.gshare.core.cluster.OperatorTokenRepository;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.SecurityProperties;
 import io.gshare.api.security.TokenKind;
@@ -53,7 +58,7 @@ class ControlActivitiesConfig {
 
   @Bean
   ClusterRemoteActivitiesImpl clusterRemoteActivities(ClusterLifecycleRepository clusters, KubeconfigCipher cipher,
-      Tokens tokens, SecurityProperties security, WorkerDeployer deployer) {
+      Tokens tokens, SecurityProperties security, WorkerDeployer deployer, OperatorTokenRepository operatorTokens) {
     return new ClusterRemoteActivitiesImpl(
         clusterId -> {
           byte[] sealed = clusters.sealedKubeconfig(clusterId);
@@ -62,8 +67,11 @@ class ControlActivitiesConfig {
           }
           return cipher.decrypt(clusterId, sealed);
         },
-        clusterId -> tokens.sign(TokenKind.INTERNAL, "operator:" + clusterId, null, security.internalTokenTtl()),
-        deployer);
+        clusterId -> {
+          Tokens.Signed signed = tokens.signed(TokenKind.INTERNAL, "operator:" + clusterId, null, security.internalTokenTtl());
+          return new OperatorTokenSigner.Signed(signed.token(), signed.tokenId(), signed.issuedAt(), signed.expiresAt());
+        },
+        deployer, operatorTokens::issued);
   }
 
   @Bean
@@ -73,8 +81,12 @@ class ControlActivitiesConfig {
 
   @Bean
   io.gshare.api.temporal.ControlWorker.ControlActivities clusterControlActivities(
-      ClusterRemoteActivitiesImpl remote, ClusterStateActivitiesImpl state) {
-    return new io.gshare.api.temporal.ControlWorker.ControlActivities(java.util.List.of(remote, state));
+      ClusterRemoteActivitiesImpl remote, ClusterStateActivitiesImpl state, OperatorTokenRepository operatorTokens,
+      AuditLog audit, Tokens tokens) {
+    return new io.gshare.api.temporal.ControlWorker.ControlActivities(java.util.List.of(remote, state,
+        new TokenRotationActivitiesImpl(operatorTokens, audit),
+        // The same rotation as POST /api/v1/system/keys/internal/rotate.
+        new SigningKeyActivitiesImpl(() -> tokens.rotate(TokenKind.INTERNAL).getKeyID())));
   }
 
 }

@@ -1,6 +1,10 @@
 package io.gshare.api.security;
 
 import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.cluster.OperatorTokenRepository;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import io.gshare.core.user.UserRepository;
 import io.gshare.workflows.common.Ids;
 import org.springframework.core.convert.converter.Converter;
@@ -23,11 +27,15 @@ public class Callers {
   private final Tokens tokens;
   private final UserRepository users;
   private final ClusterRepository clusters;
+  private final OperatorTokenRepository operatorTokens;
+  /** The jti each cluster's worker last authenticated with, as this process last recorded it. */
+  private final Map<String, String> seenTokens = new ConcurrentHashMap<>();
 
-  Callers(Tokens tokens, UserRepository users, ClusterRepository clusters) {
+  Callers(Tokens tokens, UserRepository users, ClusterRepository clusters, OperatorTokenRepository operatorTokens) {
     this.tokens = tokens;
     this.users = users;
     this.clusters = clusters;
+    this.operatorTokens = operatorTokens;
   }
 
   /** The user behind a raw user API token, with role and team as they are now. */
@@ -60,6 +68,18 @@ public class Callers {
     return new Caller.Operator(clusterId);
   }
 
+  /**
+   * Records which token the cluster's worker uses, so a rotation can tell when it took the new one.
+   * Cheap per request: Postgres is written only when the jti differs from the one this process recorded.
+   */
+  void seen(String clusterId, String jti, Instant expiresAt) {
+    if (jti == null || jti.equals(seenTokens.get(clusterId))) {
+      return;
+    }
+    operatorTokens.seen(clusterId, jti, expiresAt);
+    seenTokens.put(clusterId, jti);
+  }
+
   Converter<Jwt, AbstractAuthenticationToken> userConverter() {
     return jwt -> {
       try {
@@ -73,7 +93,9 @@ public class Callers {
   Converter<Jwt, AbstractAuthenticationToken> operatorConverter() {
     return jwt -> {
       try {
-        return new CallerAuthentication(operator(jwt.getSubject()), jwt);
+        Caller.Operator operator = operator(jwt.getSubject());
+        seen(operator.clusterId(), jwt.getId(), jwt.getExpiresAt());
+        return new CallerAuthentication(operator, jwt);
       } catch (InvalidTokenException e) {
         throw new InvalidBearerTokenException(e.getMessage(), e);
       }

@@ -64,17 +64,26 @@ public final class Tokens {
     }
   }
 
+  /** A token just signed with the claims the control plane records of it. */
+  public record Signed(String token, String tokenId, Instant issuedAt, Instant expiresAt) {}
+
   public String sign(TokenKind kind, String subject, String tokenId, Duration ttl) {
+    return signed(kind, subject, tokenId, ttl).token();
+  }
+
+  /** Signs a token and says its id and lifetime (second precision, as in the token). */
+  public Signed signed(TokenKind kind, String subject, String tokenId, Duration ttl) {
     if (ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("a token's lifetime must be positive, got " + ttl);
     }
     RSAKey key = rings.get(kind).signingKey();
-    Instant now = clock.instant();
+    Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    String jti = tokenId == null ? UUID.randomUUID().toString() : tokenId;
     JWTClaimsSet claims = new JWTClaimsSet.Builder()
         .issuer(issuer)
         .audience(kind.audience())
         .subject(subject)
-        .jwtID(tokenId == null ? UUID.randomUUID().toString() : tokenId)
+        .jwtID(jti)
         .issueTime(Date.from(now))
         .expirationTime(Date.from(now.plus(ttl)))
         .build();
@@ -85,7 +94,7 @@ public final class Tokens {
     } catch (JOSEException e) {
       throw new IllegalStateException("could not sign a " + kind + " token", e);
     }
-    return jwt.serialize();
+    return new Signed(jwt.serialize(), jti, now, now.plus(ttl));
   }
 
   public Verified verify(TokenKind kind, String token) throws InvalidTokenException {

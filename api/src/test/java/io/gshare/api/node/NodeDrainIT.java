@@ -216,6 +216,7 @@ class NodeDrainIT extends ApiIntegrationTest {
     HttpResponse<String> uncordoned = post("/api/v1/nodes/" + drained + "/uncordon", null, admin);
     assertThat(uncordoned.statusCode()).as(uncordoned.body()).isEqualTo(202);
     assertThat(awaitOperation("node-uncordon-" + drained).path("status").asText()).isEqualTo("completed");
+    io.gshare.api.support.HistoryRecorder.record(workflows, "node-uncordon-" + drained, "node-uncordon");
     try (KubernetesClient k8s = sim.newClient()) {
       assertThat(k8s.nodes().withName(host).get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
     }
@@ -322,5 +323,6 @@ class NodeDrainIT extends ApiIntegrationTest {
             .doesNotContainKey("hami.io/device-cordon");
       }
     });
+    io.gshare.api.support.HistoryRecorder.record(workflows, "node-devices-" + nodeId("t4-0"), "node-devices");
   }
 }

@@ -78,7 +78,10 @@ class SessionLifecycleIT extends ApiIntegrationTest {
             Map.of("gshare.io/criu", "ready", "gshare.io/cuda-checkpoint", "ready")),
         new SimSeed.NodeSpec("h100-0", "exclusive", new SimSeed.GpuSpec(WHOLE_MODEL, 4, 81559, null), Map.of()),
         new SimSeed.NodeSpec("h100-1", "exclusive", new SimSeed.GpuSpec(WHOLE_MODEL, 4, 81559, null), Map.of()),
-        new SimSeed.NodeSpec("h100-2", "exclusive", new SimSeed.GpuSpec(WHOLE_MODEL, 4, 81559, null), Map.of())), null);
+        new SimSeed.NodeSpec("h100-2", "exclusive", new SimSeed.GpuSpec(WHOLE_MODEL, 4, 81559, null), Map.of())), null,
+        // The class the volume test's pool names: the worker's volume sync reports it present here.
+        List.of(new SimSeed.StorageClassSpec("gshare-data", "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
+            false, List.of())));
     sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("sessions")));
     domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("sessions", ".kubeconfig")));

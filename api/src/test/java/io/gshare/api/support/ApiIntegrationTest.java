@@ -94,9 +94,13 @@ public abstract class ApiIntegrationTest {
     registry.add("gshare.cluster-worker.local.state-dir", () -> Path.of("target", "local-workers").toAbsolutePath().toString());
     registry.add("gshare.cluster-worker.local.log-dir", () -> Path.of("target", "local-worker-logs").toAbsolutePath().toString());
     registry.add("gshare.cluster-worker.inventory-interval-seconds", () -> "2");
+    registry.add("gshare.cluster-worker.volume-sync-interval-seconds", () -> "3");
     registry.add("gshare.cluster-worker.attach-wait", () -> "40s");
     registry.add("gshare.node.stale-after", () -> "10s");
     registry.add("gshare.node.sweep-interval", () -> "1s");
+    // A token rotation confirms within a few of the 2 s inventory intervals (TokenRotationIT).
+    registry.add("gshare.tokens.confirm-wait", () -> "40s");
+    registry.add("gshare.tokens.confirm-poll", () -> "1s");
     // The simulator runs any image: lossless pauses build their checkpoint images with this one.
     registry.add("gshare.sessions.checkpoint-builder-image", () -> "registry.example.com/tools/buildah:1");
   }

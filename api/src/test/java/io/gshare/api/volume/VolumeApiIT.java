@@ -57,7 +57,7 @@ class VolumeApiIT extends ApiIntegrationTest {
     admin = adminToken();
   }
 
-  /** No reclaim workflow implementation may be registered yet: every execution a test started is ended here. */
+  /** A reclaim a test started waits out a 24 h grace: every execution a test started is ended here. */
   @AfterEach
   void terminateReclaims() {
     for (String volume : started) {
@@ -553,7 +553,7 @@ class VolumeApiIT extends ApiIntegrationTest {
     assertThat(restored.get("status").asText()).isEqualTo("available");
     assertThat(restored.has("deleted_at")).isFalse();
     assertThat(restored.has("reclaim_after")).isFalse();
-    // The server records a signal once no workflow task is in flight (here each one fails: no implementation yet).
+    // The server records a signal once the workflow task in flight is done; the reclaim then ends, restored.
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
         assertThat(workflows.fetchHistory(workflowId).getEvents()).anySatisfy(e -> {
           assertThat(e.getEventType()).isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);

@@ -22,16 +22,18 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.TestPropertySource;
+import org.springframework.test.util.ReflectionTestUtils;
 
 /**
  * A volume's whole life on the dev runtime's parts (real PostgreSQL, the Temporal dev server, a simulated
  * cluster with a CSI-like StorageClass and its real worker): pool capacity from the worker's sync, a
  * session that claims and mounts the volume, used bytes from the kubelet's stats, an approved expansion
  * applied to the claim, delete → reclaim after a short grace → claim gone, and a restore within the grace.
+ *
+ * <p>The grace is shortened on the running service for these tests only: a {@code @TestPropertySource} would
+ * start a second application context, whose control worker would take workflows and activities of the
+ * other tests' context from the shared task queue (and run their workers with its own settings).
  */
-@TestPropertySource(properties = {"gshare.volumes.reclaim-grace=4s",
-    "gshare.cluster-worker.volume-sync-interval-seconds=2"})
 class VolumeLifecycleIT extends ApiIntegrationTest {
 
   static final String MODEL = "NVIDIA A40";
@@ -49,9 +51,24 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
   private static String image;
   private static String pool;
 
+  static final Duration SHORT_GRACE = Duration.ofSeconds(4);
+
   @Autowired ObjectMapper json;
   @Autowired CreditLedger ledger;
+  @Autowired VolumeService volumeService;
   private String admin;
+  private Object configuredGrace;
+
+  @BeforeEach
+  void aShortGrace() {
+    configuredGrace = ReflectionTestUtils.getField(volumeService, "grace");
+    ReflectionTestUtils.setField(volumeService, "grace", SHORT_GRACE);
+  }
+
+  @org.junit.jupiter.api.AfterEach
+  void theConfiguredGrace() {
+    ReflectionTestUtils.setField(volumeService, "grace", configuredGrace);
+  }
 
   @BeforeEach
   void aClusterWithStorage() throws Exception {

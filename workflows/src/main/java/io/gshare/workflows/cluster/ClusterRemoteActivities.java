@@ -27,6 +27,14 @@ public interface ClusterRemoteActivities {
   @ActivityMethod(name = "InstallOperatorToken")
   void installOperatorToken(String clusterId);
 
+  /**
+   * Signs a fresh operator:{clusterId} token, writes it into the gshare-operator-internal-jwt Secret and
+   * records its jti and lifetime; returns those, never the token. Signing again on a retry is harmless:
+   * every token signed verifies until it expires, and the last one written wins.
+   */
+  @ActivityMethod(name = "RotateOperatorToken")
+  IssuedToken rotateOperatorToken(String clusterId);
+
   /** Makes sure a cluster-worker runs for the cluster (a Deployment, or a local process in dev); says which. */
   @ActivityMethod(name = "DeployWorker")
   String deployWorker(String clusterId);

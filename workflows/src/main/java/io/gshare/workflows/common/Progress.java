@@ -24,6 +24,11 @@ public final class Progress {
     stepNames.forEach(name -> steps.add(new OperationStep(name, OperationStep.PENDING, null, 0, 0)));
   }
 
+  /** Lists one more step, pending; for operations whose steps are known only once they run (one per cluster). */
+  public void add(String name) {
+    steps.add(new OperationStep(name, OperationStep.PENDING, null, 0, 0));
+  }
+
   public void start(String name) {
     replace(name, OperationStep.RUNNING, null, Workflow.currentTimeMillis(), 0);
   }
@@ -43,6 +48,16 @@ public final class Progress {
     }
     status = OperationProgress.FAILED;
     error = why;
+  }
+
+  /**
+   * Marks one step failed with {@code why}; the operation goes on (its other steps are independent: one
+   * cluster's trouble is not the others').
+   */
+  public void failStep(String name, String why) {
+    OperationStep step = find(name);
+    replace(name, OperationStep.FAILED, why, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),
+        Workflow.currentTimeMillis());
   }
 
   public void complete() {

@@ -40,6 +40,19 @@ public final class WorkflowIds {
     return "volume-reclaim-" + Ids.requireValid(volumeId, "volumeId");
   }
 
+  public static String imagePrepull(String imageId) {
+    return "image-prepull-" + Ids.requireValid(imageId, "imageId");
+  }
+
+  /** The scheduled rotation of every attached cluster's operator token; its Schedule has the same id. */
   public static final String TOKEN_ROTATION = "token-rotation";
+  /** The scheduled rotation of the internal signing key; its Schedule has the same id. */
+  public static final String SIGNING_KEY_ROTATION = "signing-key-rotation";
+
+  /** A rotation of one cluster's operator token, asked for by an admin. */
+  public static String tokenRotation(String clusterId) {
+    return TOKEN_ROTATION + "-" + Ids.requireValid(clusterId, "clusterId");
+  }
+
   public static final String IDLE_REAPER = "idle-reaper";
 }
