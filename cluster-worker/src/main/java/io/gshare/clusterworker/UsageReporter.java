@@ -31,13 +31,18 @@ import java.util.regex.Pattern;
  * Every tick, the GPU activity of every running session of the cluster, for the control plane's idle reaper.
  * Where it reads the activity, the control plane says in the answer to each report (the cluster's
  * {@code prometheus_url}, which takes priority, or its {@code hami_monitor_url}); the first tick and a
- * cluster with neither report nothing. Prometheus is asked {@code max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])}
- * through its query API, the GPUs matched to sessions by the uuids of the pods'
+ * cluster with neither report nothing. Prometheus is asked through its query API for HAMi's per-container
+ * series of the session pods (matched by pod name) and, for pods it has none of, for
+ * {@code max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])}, the GPUs matched to sessions by the uuids of the pods'
  * {@code nvidia.com/use-gpuuuid}; the HAMi monitor's text is scraped and matched by pod name.
  */
 final class UsageReporter {
 
   static final String DCGM_QUERY = "max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])";
+  static final String HAMI_UTIL_QUERY =
+      "max_over_time(hami_container_device_utilization_ratio{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
+  static final String HAMI_KERNEL_QUERY =
+      "min_over_time(hami_container_last_kernel_elapsed_seconds{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
   private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^}]*)}\\s+(\\S+)");
   private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
@@ -81,42 +86,88 @@ final class UsageReporter {
             && p.getMetadata().getDeletionTimestamp() == null).toList();
   }
 
+  /**
+   * Per session pod, HAMi's per-container series where Prometheus has them (they are the right signal for a
+   * slice of a shared card: the card's own utilization counts the other slices' work too), else the card's
+   * {@code DCGM_FI_DEV_GPU_UTIL} by the UUIDs the pod was given.
+   */
   List<UsageReport.Sample> fromPrometheus(String baseUrl, List<Pod> pods) throws IOException, InterruptedException {
+    if (pods.isEmpty()) {
+      return List.of();
+    }
+    Instant sampledAt = clock.instant();
+    Map<String, String> sessionOfPod = new HashMap<>();
+    pods.forEach(p -> sessionOfPod.put(p.getMetadata().getName(), p.getMetadata().getLabels().get(LabelKeys.SESSION_ID)));
+    record Key(String session, String uuid) {}
+    Map<Key, double[]> hami = new java.util.LinkedHashMap<>(); // {util %, seconds since last kernel}
+    for (JsonNode series : query(baseUrl, HAMI_UTIL_QUERY)) {
+      String session = sessionOfPod.get(series.path("metric").path("pod").asText(""));
+      if (session != null && series.path("value").size() >= 2) {
+        hami.computeIfAbsent(new Key(session, series.path("metric").path("device_uuid").asText(null)),
+            k -> new double[] {0, Double.MAX_VALUE})[0] = percent(series, 100);
+      }
+    }
+    if (!hami.isEmpty()) {
+      for (JsonNode series : query(baseUrl, HAMI_KERNEL_QUERY)) {
+        double[] v = hami.get(new Key(sessionOfPod.get(series.path("metric").path("pod").asText("")),
+            series.path("metric").path("device_uuid").asText(null)));
+        if (v != null && series.path("value").size() >= 2) {
+          v[1] = Double.parseDouble(series.path("value").get(1).asText());
+        }
+      }
+    }
+    List<UsageReport.Sample> samples = new ArrayList<>();
+    hami.forEach((k, v) -> samples.add(new UsageReport.Sample(k.session(), k.uuid(), v[0], null, sampledAt,
+        v[1] == Double.MAX_VALUE ? null : sampledAt.minusMillis((long) (v[1] * 1000)), "hami")));
+    java.util.Set<String> measured = new java.util.HashSet<>();
+    hami.keySet().forEach(k -> measured.add(k.session()));
+
     Map<String, String> sessionOfGpu = new HashMap<>();
     for (Pod pod : pods) {
+      String session = pod.getMetadata().getLabels().get(LabelKeys.SESSION_ID);
       String uuids = annotation(pod, Annotations.HAMI_USE_GPU_UUID);
-      if (uuids != null) {
+      if (uuids != null && !measured.contains(session)) {
         for (String uuid : uuids.split(",")) {
           if (!uuid.isBlank()) {
-            sessionOfGpu.put(uuid.trim(), pod.getMetadata().getLabels().get(LabelKeys.SESSION_ID));
+            sessionOfGpu.put(uuid.trim(), session);
           }
         }
       }
     }
     if (sessionOfGpu.isEmpty()) {
-      return List.of();
+      return samples;
     }
-    URI uri = URI.create(baseUrl + "/api/v1/query?query=" + URLEncoder.encode(DCGM_QUERY, StandardCharsets.UTF_8));
+    for (JsonNode series : query(baseUrl, DCGM_QUERY)) {
+      String uuid = series.path("metric").path("UUID").asText(null);
+      String session = uuid == null ? null : sessionOfGpu.get(uuid);
+      if (session != null && series.path("value").size() >= 2) {
+        samples.add(new UsageReport.Sample(session, uuid, percent(series, 1), null, sampledAt, null, "dcgm"));
+      }
+    }
+    return samples;
+  }
+
+  /** An instant vector from Prometheus's query API ({@code GET /api/v1/query}). */
+  private JsonNode query(String baseUrl, String promql) throws IOException, InterruptedException {
+    URI uri = URI.create(baseUrl + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
     HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
-    JsonNode body = json.readTree(answer.body());
+    JsonNode body;
+    try {
+      body = json.readTree(answer.body());
+    } catch (IOException notJson) {
+      throw new IOException("Prometheus at " + baseUrl + " answered " + answer.statusCode() + " with no JSON");
+    }
     if (answer.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
       throw new IOException("Prometheus at " + baseUrl + " answered " + answer.statusCode() + ": "
           + body.path("error").asText(answer.body()));
     }
-    Instant sampledAt = clock.instant();
-    List<UsageReport.Sample> samples = new ArrayList<>();
-    for (JsonNode series : body.path("data").path("result")) {
-      String uuid = series.path("metric").path("UUID").asText(null);
-      String session = uuid == null ? null : sessionOfGpu.get(uuid);
-      JsonNode value = series.path("value");
-      if (session == null || value.size() < 2) {
-        continue;
-      }
-      double util = Math.max(0, Math.min(100, Double.parseDouble(value.get(1).asText())));
-      samples.add(new UsageReport.Sample(session, uuid, util, null, sampledAt, null, "dcgm"));
-    }
-    return samples;
+    return body.path("data").path("result");
+  }
+
+  /** A series' value as a percentage: {@code scale} 100 for a ratio, 1 for a percentage. */
+  private static double percent(JsonNode series, double scale) {
+    return Math.max(0, Math.min(100, Double.parseDouble(series.path("value").get(1).asText()) * scale));
   }
 
   List<UsageReport.Sample> fromHami(String baseUrl, List<Pod> pods) throws IOException, InterruptedException {

@@ -72,16 +72,24 @@ class UsageReporterTest {
   }
 
   @Test
-  void asksPrometheusAndMatchesGpusByUuidPrometheusFirst() throws Exception {
-    AtomicReference<String> asked = new AtomicReference<>();
+  void asksPrometheusForHamisPerContainerSeriesFirstAndDcgmByUuidForTheRest() throws Exception {
+    java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
     HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     prometheus.createContext("/api/v1/query", exchange -> {
-      asked.set(exchange.getRequestURI().getQuery());
-      byte[] body = """
-          {"status":"success","data":{"resultType":"vector","result":[
-            {"metric":{"UUID":"GPU-aaa","gpu":"0","Hostname":"n1"},"value":[1700000000.1,"73"]},
-            {"metric":{"UUID":"GPU-other","gpu":"1","Hostname":"n1"},"value":[1700000000.1,"5"]}]}}
-          """.getBytes(StandardCharsets.UTF_8);
+      String query = java.net.URLDecoder.decode(exchange.getRequestURI().getRawQuery().substring("query=".length()),
+          StandardCharsets.UTF_8);
+      asked.add(query);
+      String result = query.equals(UsageReporter.DCGM_QUERY) ? """
+          {"metric":{"UUID":"GPU-aaa","gpu":"0","Hostname":"n1"},"value":[1700000000.1,"73"]},
+          {"metric":{"UUID":"GPU-shared","gpu":"1","Hostname":"n1"},"value":[1700000000.1,"90"]},
+          {"metric":{"UUID":"GPU-other","gpu":"2","Hostname":"n1"},"value":[1700000000.1,"5"]}"""
+          : query.equals(UsageReporter.HAMI_UTIL_QUERY) ? """
+          {"metric":{"namespace":"gshare-sessions","pod":"sess-slice","device_uuid":"GPU-shared"},"value":[1700000000.1,"0"]}"""
+          : query.equals(UsageReporter.HAMI_KERNEL_QUERY) ? """
+          {"metric":{"namespace":"gshare-sessions","pod":"sess-slice","device_uuid":"GPU-shared"},"value":[1700000000.1,"600"]}"""
+          : "";
+      byte[] body = ("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" + result + "]}}")
+          .getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().add("Content-Type", "application/json");
       exchange.sendResponseHeaders(200, body.length);
       exchange.getResponseBody().write(body);
@@ -91,14 +99,43 @@ class UsageReporterTest {
     try {
       UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
       reporter.useSources("http://127.0.0.1:" + prometheus.getAddress().getPort(), "http://127.0.0.1:1/unused");
-      List<UsageReport.Sample> samples = reporter.measure(List.of(sessionPod("s-1", "sess-1", "GPU-aaa")));
-      assertThat(asked.get()).isEqualTo("query=" + UsageReporter.DCGM_QUERY);
-      assertThat(samples).singleElement().satisfies(s -> {
-        assertThat(s.sessionId()).isEqualTo("s-1");
+      List<UsageReport.Sample> samples = reporter.measure(List.of(sessionPod("s-1", "sess-1", "GPU-aaa"),
+          sessionPod("s-slice", "sess-slice", "GPU-shared")));
+      assertThat(asked).containsExactly(UsageReporter.HAMI_UTIL_QUERY, UsageReporter.HAMI_KERNEL_QUERY,
+          UsageReporter.DCGM_QUERY);
+      assertThat(samples).hasSize(2);
+      assertThat(samples).filteredOn(s -> s.sessionId().equals("s-1")).singleElement().satisfies(s -> {
         assertThat(s.gpuUuid()).isEqualTo("GPU-aaa");
         assertThat(s.gpuUtilPercent()).isEqualTo(73.0);
         assertThat(s.source()).isEqualTo("dcgm");
       });
+      // The slice is idle although its card is busy with another slice's work: HAMi's series say so.
+      assertThat(samples).filteredOn(s -> s.sessionId().equals("s-slice")).singleElement().satisfies(s -> {
+        assertThat(s.gpuUtilPercent()).isZero();
+        assertThat(s.source()).isEqualTo("hami");
+        assertThat(s.lastKernelAt()).isBefore(s.sampledAt().minusSeconds(599));
+      });
+    } finally {
+      prometheus.stop(0);
+    }
+  }
+
+  @Test
+  void aPrometheusErrorIsAnErrorNotAnIdleSession() throws Exception {
+    HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    prometheus.createContext("/api/v1/query", exchange -> {
+      byte[] body = "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error\"}"
+          .getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(400, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    prometheus.start();
+    try {
+      UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
+      reporter.useSources("http://127.0.0.1:" + prometheus.getAddress().getPort(), null);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> reporter.measure(List.of(sessionPod("s-1", "sess-1",
+          "GPU-aaa")))).isInstanceOf(java.io.IOException.class).hasMessageContaining("parse error");
     } finally {
       prometheus.stop(0);
     }

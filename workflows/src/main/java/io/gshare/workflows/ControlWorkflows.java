@@ -22,7 +22,8 @@ public final class ControlWorkflows {
           NodeDrainWorkflowImpl.class, NodeUncordonWorkflowImpl.class, NodeDevicesWorkflowImpl.class,
           VolumeReclaimWorkflowImpl.class, ImagePrepullWorkflowImpl.class,
           io.gshare.workflows.cluster.TokenRotationWorkflowImpl.class,
-          io.gshare.workflows.system.SigningKeyRotationWorkflowImpl.class);
+          io.gshare.workflows.system.SigningKeyRotationWorkflowImpl.class,
+          io.gshare.workflows.session.IdleReaperWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

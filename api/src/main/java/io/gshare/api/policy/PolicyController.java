@@ -43,13 +43,14 @@ class PolicyController {
   /** A whole policy: what is left out has no limit (or its default). */
   record PolicyInput(@Min(0) Integer maxConcurrentSessions, @Min(1) Integer maxRuntimeMinutes,
       @Pattern(regexp = "pause|terminate") String maxRuntimeAction, @Min(1) Integer idleTimeoutMinutes,
+      @Min(1) Integer idleTimeoutMinutesFractional,
       @Pattern(regexp = "none|shared_pool") String overflow, @Pattern(regexp = "binpack|spread") String placement,
       @DecimalMin("0") BigDecimal minBalanceToStart, @Min(0) Integer volumeQuotaGb, @Min(0) Integer volumeQuotaCount,
       @Min(0) Integer teamVolumeQuotaGb, @Min(0) Integer teamVolumeQuotaCount) {
 
     Policy toPolicy(String teamId) {
       return new Policy(teamId, maxConcurrentSessions, maxRuntimeMinutes, maxRuntimeAction == null ? "pause" : maxRuntimeAction,
-          idleTimeoutMinutes, overflow == null ? "shared_pool" : overflow, placement == null ? "binpack" : placement,
+          idleTimeoutMinutes, idleTimeoutMinutesFractional, overflow == null ? "shared_pool" : overflow, placement == null ? "binpack" : placement,
           minBalanceToStart == null ? BigDecimal.ZERO : minBalanceToStart, volumeQuotaGb, volumeQuotaCount,
           teamVolumeQuotaGb, teamVolumeQuotaCount);
     }

@@ -92,6 +92,25 @@ public class AuditLog {
         .update();
   }
 
+  /**
+   * Something the system did on its own (e.g. {@code session.idle_paused}), recorded once under
+   * {@code dedupKey}: a retried decision writes nothing more. In the caller's transaction.
+   */
+  public void systemEvent(String action, String objectKind, String objectId, String reason, String dedupKey,
+      Map<String, String> details) {
+    jdbc.sql("""
+        insert into audit_events (actor, action, object_kind, object_id, outcome, reason, details, dedup_key)
+        values ('system', :action, :kind, :id, 'success', :reason,
+                jsonb_object(:keys::text[], :values::text[]), :key)
+        on conflict (dedup_key) do nothing
+        """)
+        .param("action", action).param("kind", objectKind).param("id", objectId).param("reason", reason)
+        .param("keys", details.keySet().toArray(String[]::new))
+        .param("values", details.values().toArray(String[]::new))
+        .param("key", dedupKey)
+        .update();
+  }
+
   private static String nullToDash(String s) {
     return s == null ? "-" : s;
   }

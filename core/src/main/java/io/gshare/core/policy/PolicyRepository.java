@@ -39,19 +39,21 @@ public class PolicyRepository {
     String conflict = p.teamId() == null ? "((team_id is null)) where team_id is null" : "(team_id)";
     jdbc.sql("""
         insert into policies (id, team_id, max_concurrent_sessions, max_runtime_minutes, max_runtime_action,
-                              idle_timeout_minutes, overflow, placement, min_balance_to_start,
+                              idle_timeout_minutes, idle_timeout_minutes_fractional, overflow, placement,
+                              min_balance_to_start,
                               volume_quota_gb, volume_quota_count, team_volume_quota_gb, team_volume_quota_count)
-        values (:id, :team, :max, :runtime, :action, :idle, :overflow, :placement, :min, :vgb, :vcount, :tgb, :tcount)
+        values (:id, :team, :max, :runtime, :action, :idle, :idlefrac, :overflow, :placement, :min, :vgb, :vcount, :tgb, :tcount)
         on conflict %s do update set
                max_concurrent_sessions = excluded.max_concurrent_sessions, max_runtime_minutes = excluded.max_runtime_minutes,
                max_runtime_action = excluded.max_runtime_action, idle_timeout_minutes = excluded.idle_timeout_minutes,
+               idle_timeout_minutes_fractional = excluded.idle_timeout_minutes_fractional,
                overflow = excluded.overflow, placement = excluded.placement, min_balance_to_start = excluded.min_balance_to_start,
                volume_quota_gb = excluded.volume_quota_gb, volume_quota_count = excluded.volume_quota_count,
                team_volume_quota_gb = excluded.team_volume_quota_gb, team_volume_quota_count = excluded.team_volume_quota_count
         """.formatted(conflict))
         .param("id", NewIds.next("pol")).param("team", p.teamId())
         .param("max", p.maxConcurrentSessions()).param("runtime", p.maxRuntimeMinutes()).param("action", p.maxRuntimeAction())
-        .param("idle", p.idleTimeoutMinutes()).param("overflow", p.overflow()).param("placement", p.placement())
+        .param("idle", p.idleTimeoutMinutes()).param("idlefrac", p.idleTimeoutMinutesFractional()).param("overflow", p.overflow()).param("placement", p.placement())
         .param("min", p.minBalanceToStart())
         .param("vgb", p.volumeQuotaGb()).param("vcount", p.volumeQuotaCount())
         .param("tgb", p.teamVolumeQuotaGb()).param("tcount", p.teamVolumeQuotaCount())
@@ -65,7 +67,8 @@ public class PolicyRepository {
   private static Policy map(ResultSet rs, int row) throws SQLException {
     return new Policy(rs.getString("team_id"), (Integer) rs.getObject("max_concurrent_sessions"),
         (Integer) rs.getObject("max_runtime_minutes"), rs.getString("max_runtime_action"),
-        (Integer) rs.getObject("idle_timeout_minutes"), rs.getString("overflow"), rs.getString("placement"),
+        (Integer) rs.getObject("idle_timeout_minutes"), (Integer) rs.getObject("idle_timeout_minutes_fractional"),
+        rs.getString("overflow"), rs.getString("placement"),
         rs.getBigDecimal("min_balance_to_start"), (Integer) rs.getObject("volume_quota_gb"),
         (Integer) rs.getObject("volume_quota_count"), (Integer) rs.getObject("team_volume_quota_gb"),
         (Integer) rs.getObject("team_volume_quota_count"));

@@ -18,7 +18,15 @@ public class SessionRepository {
   public record Session(String id, String userId, String name, String state, String stateReason, String clusterId,
       String clusterName, String nodeId, String nodeHostname, String gpuModel, String mode, BigDecimal pricePerHour,
       String imageReference, String volumeId, String pauseKind, String url, String podPhase, Instant createdAt,
-      Instant startedAt, Instant endedAt) {}
+      Instant startedAt, Instant endedAt, Idle idle) {}
+
+  /**
+   * What the idle reaper last learned about a running session (null otherwise): the signal it reads
+   * ({@code dcgm}, {@code hami}, or {@code none} when the cluster has no source or no recent measurement), since
+   * when the GPUs showed no activity, when they were last active, and, once the pause nears, a warning in words
+   * and when it will come.
+   */
+  public record Idle(String source, Instant idleSince, Instant lastActivityAt, String warning, Instant pauseAt) {}
 
   /** Filters an admin may apply; a user's list is always their own. */
   public record Filter(String userId, String clusterId, String nodeId, String state) {}
@@ -179,7 +187,12 @@ public class SessionRepository {
                                  else pause_kind end,
                checkpoint_image = case when :state = 'paused' then :checkpoint else checkpoint_image end,
                started_at = case when :state = 'running' then coalesce(started_at, now()) else started_at end,
-               ended_at = case when :state in ('terminated', 'failed') then coalesce(ended_at, now()) else ended_at end
+               ended_at = case when :state in ('terminated', 'failed') then coalesce(ended_at, now()) else ended_at end,
+               -- What the idle reaper learned holds for one run: a session leaving 'running' starts over.
+               idle_since = case when :state = 'running' then idle_since end,
+               idle_source = case when :state = 'running' then idle_source end,
+               idle_warning = case when :state = 'running' then idle_warning end,
+               idle_pause_at = case when :state = 'running' then idle_pause_at end
          where id = :id
         """)
         .param("id", r.sessionId()).param("state", r.state().wireName()).param("reason", r.reason()).param("url", r.url())
@@ -255,7 +268,16 @@ public class SessionRepository {
         rs.getString("node_hostname"), rs.getString("gpu_model"), rs.getString("mode"), rs.getBigDecimal("price_per_hour"),
         rs.getString("image_reference"), rs.getString("volume_id"), rs.getString("pause_kind"), rs.getString("url"),
         rs.getString("pod_phase"), instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")),
-        instant(rs.getTimestamp("ended_at")));
+        instant(rs.getTimestamp("ended_at")), idle(rs));
+  }
+
+  private static Idle idle(ResultSet rs) throws SQLException {
+    if (!"running".equals(rs.getString("state"))) {
+      return null;
+    }
+    String source = rs.getString("idle_source");
+    return new Idle(source == null ? "none" : source, instant(rs.getTimestamp("idle_since")),
+        instant(rs.getTimestamp("last_activity_at")), rs.getString("idle_warning"), instant(rs.getTimestamp("idle_pause_at")));
   }
 
   private static Instant instant(Timestamp ts) {

@@ -54,5 +54,6 @@ public final class WorkflowIds {
     return TOKEN_ROTATION + "-" + Ids.requireValid(clusterId, "clusterId");
   }
 
+  /** The idle reaper's sweep, started every minute by the Temporal Schedule of the same id. */
   public static final String IDLE_REAPER = "idle-reaper";
 }

@@ -1,0 +1,90 @@
+package io.gshare.api.temporal;
+
+import io.temporal.client.schedules.Schedule;
+import io.temporal.client.schedules.ScheduleAlreadyRunningException;
+import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.client.schedules.ScheduleOptions;
+import io.temporal.client.schedules.ScheduleUpdate;
+import java.time.Duration;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+
+/**
+ * Temporal Schedules the api creates at boot. Creating one again finds the one there and brings its spec and
+ * action up to date, keeping a pause an operator set (a server keeps Schedules across restarts of the api);
+ * while Temporal is unreachable, creating is tried again every {@code retryInterval} until all exist.
+ */
+public abstract class BootSchedules implements SchedulingConfigurer {
+
+  private static final Logger log = LoggerFactory.getLogger(BootSchedules.class);
+
+  private final ScheduleClient schedules;
+  private final Duration retryInterval;
+  private volatile boolean scheduled;
+
+  protected BootSchedules(ScheduleClient schedules, Duration retryInterval) {
+    this.schedules = schedules;
+    this.retryInterval = retryInterval;
+  }
+
+  /** The Schedules by id, as they should be. */
+  protected abstract Map<String, Schedule> desired();
+
+  /** A listener that returns nothing: Spring would publish a returned value as an event. */
+  @EventListener(ApplicationReadyEvent.class)
+  public void onReady() {
+    start();
+  }
+
+  /** Creates (or updates) every Schedule; true once all exist. */
+  public boolean start() {
+    boolean all = true;
+    for (Map.Entry<String, Schedule> schedule : desired().entrySet()) {
+      all &= ensure(schedule.getKey(), schedule.getValue());
+    }
+    scheduled = all;
+    return all;
+  }
+
+  @Override
+  public void configureTasks(ScheduledTaskRegistrar tasks) {
+    tasks.addFixedDelayTask(new FixedDelayTask(this::retryUntilScheduled, retryInterval, retryInterval));
+  }
+
+  /** Temporal may still be coming up when the api is ready: keep trying until every Schedule exists. */
+  public void retryUntilScheduled() {
+    if (!scheduled) {
+      start();
+    }
+  }
+
+  public boolean scheduled() {
+    return scheduled;
+  }
+
+  private boolean ensure(String id, Schedule desired) {
+    try {
+      schedules.createSchedule(id, desired, ScheduleOptions.newBuilder().build());
+      log.info("Temporal Schedule {} created, every {}", id, desired.getSpec().getIntervals().get(0).getEvery());
+      return true;
+    } catch (ScheduleAlreadyRunningException exists) {
+      try {
+        schedules.getHandle(id).update(input -> new ScheduleUpdate(Schedule.newBuilder(desired)
+            .setState(input.getDescription().getSchedule().getState()).build()));
+        log.info("Temporal Schedule {} already there; its interval and settings brought up to date", id);
+      } catch (RuntimeException e) {
+        log.warn("Temporal Schedule {} exists but could not be updated: {}", id, e.toString());
+      }
+      return true;
+    } catch (RuntimeException e) {
+      log.warn("could not create the Temporal Schedule {} (retried every {}): {}", id, retryInterval, e.toString());
+      return false;
+    }
+  }
+}
