@@ -1,5 +1,6 @@
 package io.gshare.workflows.session;
 
+import io.gshare.workflows.common.ExternalSignals;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.activity.ActivityOptions;
@@ -24,13 +25,12 @@ public class IdleReaperWorkflowImpl implements IdleReaperWorkflow {
   public IdleSweep sweep() {
     IdleSweep sweep = reaper.sweepIdleSessions();
     for (IdleSweep.Pause pause : sweep.pauses()) {
-      try {
-        Workflow.newExternalWorkflowStub(SessionWorkflow.class, WorkflowIds.session(pause.sessionId()))
-            .idle(pause.reason());
-      } catch (io.temporal.workflow.SignalExternalWorkflowException gone) {
+      SessionWorkflow session = Workflow.newExternalWorkflowStub(SessionWorkflow.class,
+          WorkflowIds.session(pause.sessionId()));
+      if (!ExternalSignals.signal(() -> session.idle(pause.reason()))) {
         // The session ended meanwhile (or its execution is being recovered): the next sweep finds it again if
         // it is still running.
-        log.info("session {} could not be told to pause: {}", pause.sessionId(), gone.getMessage());
+        log.info("session {} could not be told to pause: its workflow is not running", pause.sessionId());
       }
     }
     return sweep;

@@ -1,5 +1,6 @@
 package io.gshare.workflows.session;
 
+import io.gshare.workflows.common.ExternalSignals;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.activity.ActivityOptions;
@@ -24,11 +25,10 @@ public class MeteringWorkflowImpl implements MeteringWorkflow {
   public int sweep() {
     MeteringResult result = metering.chargeOpenWindows(BATCH);
     for (String sessionId : result.exhausted()) {
-      try {
-        Workflow.newUntypedExternalWorkflowStub(WorkflowIds.session(sessionId)).signal("creditsExhausted");
-      } catch (io.temporal.workflow.SignalExternalWorkflowException gone) {
-        // The session ended (or its execution is being recovered): its next sweep finds it again if still open.
-      }
+      // A session that ended meanwhile (or whose execution is being recovered) is not signalled: its next sweep
+      // finds it again if it is still open. Before ExternalSignals, a NOT_FOUND here failed the whole sweep.
+      ExternalSignals.signal(() -> Workflow.newUntypedExternalWorkflowStub(WorkflowIds.session(sessionId))
+          .signal("creditsExhausted"));
     }
     return result.charged();
   }
