@@ -31,7 +31,9 @@ class WorkflowReplayTest {
         "node-uncordon", "node-devices", "image-prepull",
         // A rotation of one attached cluster, confirmed by its worker (TokenRotationIT): what a control
         // plane restarted mid-rotation replays to resume it.
-        "token-rotation");
+        "token-rotation",
+        // An idle-reaper sweep that told a session to pause (IdleReaperIT).
+        "idle-reaper");
   }
 
   @ParameterizedTest
