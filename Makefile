@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean
+.PHONY: help build dev test test-java test-shell test-images images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -18,10 +18,27 @@ dev: tools build ## build, then start gShare with everything embedded (Ctrl-C st
 tools: ## install kubectl, helm, the Temporal CLI (its dev server and Web UI) and Prometheus into .tools/bin
 	hack/tools.sh
 
-test: tools test-java test-shell ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell
+test: tools test-java test-shell test-images ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell, image configuration
 
 test-java: ## Maven unit (*Test) and integration (*IT) tests
 	$(MVN) verify
+
+IMAGE_CHECKS = hack/check-image.py api/target/jib-image.tar --main-class io.gshare.api.GshareApiApplication --port 8080 --port 9090 --title gshare-api && \
+	hack/check-image.py cluster-worker/target/jib-image.tar --main-class io.gshare.clusterworker.ClusterWorkerMain --title gshare-cluster-worker
+
+images: ## build the api and cluster-worker images (Jib, no Docker daemon) as api/target/jib-image.tar and cluster-worker/target/jib-image.tar, on the pinned base (needs its registry)
+	$(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am
+	$(IMAGE_CHECKS)
+
+images-local: ## the same images on an empty base (no Java runtime: for checking the images' configuration where no registry is reachable)
+	$(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am -Dgshare.image.base=scratch
+	$(IMAGE_CHECKS)
+
+images-push: ## push the images: REG=registry.example.com/gshare make images-push (registry credentials from docker's config or a credential helper)
+	@if [ -z "$(REG)" ]; then echo "usage: REG=<registry>[/path] make images-push" >&2; exit 2; fi
+	$(MVN) -q -Pimages -DskipTests package jib:build -pl api,cluster-worker -am -Dgshare.image.registry=$(REG)
+
+test-images: images-local ## build the images on an empty base and check their configuration (entrypoint, user, ports, labels, contents)
 
 test-shell: ## shellcheck and bats over hack/
 	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi
@@ -48,3 +65,12 @@ bench-scale: tools ## benchmark: 4 clusters x 250 nodes x 8 GPUs, 10,000 session
 clean: ## remove build output and downloaded tools
 	$(MVN) -q clean
 	rm -rf .tools
+
+deploy-incluster: ## helm upgrade --install gShare (charts/gshare, deploy/values/incluster.yaml) into the current kubectl context; DEPLOY_ARGS="--dry-run" prints the command, "--context NAME" picks another
+	hack/deploy.sh incluster $(DEPLOY_ARGS)
+
+prod-deploy: ## the production install: checks the CloudNativePG and external-secrets CRDs, then charts/gshare with deploy/values/dockerhub.yaml (DEPLOY_ARGS as above)
+	hack/deploy.sh prod $(DEPLOY_ARGS)
+
+deploy-temporal: ## install or upgrade Temporal (the official chart, deploy/temporal/values.yaml) as release temporal in namespace temporal (DEPLOY_ARGS as above)
+	hack/deploy.sh temporal $(DEPLOY_ARGS)

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Checks an image tarball that `make images` (Jib's buildTar) wrote: its configuration and its contents.
+
+Usage: hack/check-image.py TARBALL --main-class CLASS [--port N ...] [--title TITLE] [--version VERSION]
+
+Checks: the entrypoint runs java on the Jib classpath with CLASS; the user is not root; exactly the given
+ports are exposed; the OCI labels title, version and base name are set; the layers hold the classpath and
+main-class files, CLASS itself and the dependency jars. Prints what it checked; exits 1 on the first
+mismatch (with the reason), 2 on a usage error.
+"""
+import argparse
+import io
+import json
+import sys
+import tarfile
+
+
+def fail(message):
+    print(f"check-image: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def layer_paths(image, layer_name):
+    data = image.extractfile(layer_name).read()
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as layer:
+        return {m.name.lstrip("./") for m in layer.getmembers()}
+
+
+def main():
+    parser = argparse.ArgumentParser(prog="hack/check-image.py", description=__doc__.splitlines()[0])
+    parser.add_argument("tarball")
+    parser.add_argument("--main-class", required=True)
+    parser.add_argument("--port", type=int, action="append", default=[])
+    parser.add_argument("--title")
+    parser.add_argument("--version")
+    args = parser.parse_args()
+
+    try:
+        image = tarfile.open(args.tarball)
+    except (OSError, tarfile.TarError) as e:
+        fail(f"cannot read {args.tarball}: {e} (build it with make images-local)")
+    with image:
+        manifest = json.load(image.extractfile("manifest.json"))[0]
+        config = json.load(image.extractfile(manifest["Config"]))
+        c = config.get("config", {})
+
+        entrypoint = c.get("Entrypoint") or []
+        if not entrypoint or entrypoint[0] != "java" or entrypoint[-1] != args.main_class \
+                or "@/app/jib-classpath-file" not in entrypoint:
+            fail(f"entrypoint {entrypoint} does not run java -cp @/app/jib-classpath-file {args.main_class}")
+        user = str(c.get("User", ""))
+        if user in ("", "0", "root") or user.startswith("0:") or user.startswith("root:"):
+            fail(f"the image runs as root (User={user!r})")
+        ports = sorted(int(p.split("/")[0]) for p in (c.get("ExposedPorts") or {}))
+        if ports != sorted(args.port):
+            fail(f"exposed ports {ports}, expected {sorted(args.port)}")
+        labels = c.get("Labels") or {}
+        for key, want in (("org.opencontainers.image.title", args.title),
+                          ("org.opencontainers.image.version", args.version),
+                          ("org.opencontainers.image.base.name", None)):
+            if not labels.get(key):
+                fail(f"label {key} is missing")
+            if want is not None and labels[key] != want:
+                fail(f"label {key} is {labels[key]!r}, expected {want!r}")
+        if config.get("os") != "linux":
+            fail(f"os is {config.get('os')!r}, not linux")
+
+        paths = set()
+        for layer in manifest["Layers"]:
+            paths |= layer_paths(image, layer)
+        main_class_file = "app/classes/" + args.main_class.replace(".", "/") + ".class"
+        for needed in ("app/jib-classpath-file", "app/jib-main-class-file", main_class_file):
+            if needed not in paths:
+                fail(f"{needed} is not in the image")
+        jars = sorted(p for p in paths if p.startswith("app/libs/") and p.endswith(".jar"))
+        if len(jars) < 10:
+            fail(f"only {len(jars)} dependency jars under /app/libs")
+
+    print(f"check-image: {args.tarball}: entrypoint {' '.join(entrypoint)}; user {user}; ports {ports}; "
+          f"{labels['org.opencontainers.image.title']} {labels['org.opencontainers.image.version']} on "
+          f"{labels['org.opencontainers.image.base.name']}; {len(manifest['Layers'])} layers, {len(jars)} jars")
+
+
+if __name__ == "__main__":
+    main()
