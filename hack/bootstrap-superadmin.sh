@@ -12,19 +12,20 @@
 #
 # Environment:
 #   GSHARE_DEV_STATE   the dev runtime's state file (default <repo>/.gshare-dev/runtime.env)
-#   GSHARE_API_JAR_IN_POD  the api jar inside its image (default /app/gshare-api.jar)
+#   GSHARE_API_LAUNCH_IN_POD  how the api is started inside its image (default: the Jib image's classpath
+#                  and main class files, java -cp @/app/jib-classpath-file @/app/jib-main-class-file)
 # Only the token goes to stdout; everything else to stderr. Running it again issues another token for
 # the same super admin.
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 GSHARE_DEV_STATE="${GSHARE_DEV_STATE:-${REPO_ROOT}/.gshare-dev/runtime.env}"
-GSHARE_API_JAR_IN_POD="${GSHARE_API_JAR_IN_POD:-/app/gshare-api.jar}"
+GSHARE_API_LAUNCH_IN_POD="${GSHARE_API_LAUNCH_IN_POD:-java -cp @/app/jib-classpath-file @/app/jib-main-class-file}"
 
 fatal() { printf 'bootstrap-superadmin: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 usage_error() {
@@ -58,8 +59,10 @@ run_dev() {
 run_cluster() {
   local email="$1" namespace="$2"
   command -v kubectl >/dev/null 2>&1 || fatal "kubectl is not on PATH (hack/tools.sh installs one into .tools/bin)"
+  local launch
+  read -r -a launch <<<"${GSHARE_API_LAUNCH_IN_POD}"
   kubectl -n "${namespace}" exec deploy/gshare-api -c api -- \
-    java -jar "${GSHARE_API_JAR_IN_POD}" bootstrap-superadmin --email "${email}"
+    "${launch[@]}" bootstrap-superadmin --email "${email}"
 }
 
 main() {

@@ -54,7 +54,7 @@ STATE
   run --separate-stderr "${SCRIPT}" --namespace gshare-prod
   [ "${status}" -eq 0 ]
   [ "${output}" = "eyJhbGciOiJSUzI1NiJ9.payload.signature" ]
-  grep -q '^kubectl -n gshare-prod exec deploy/gshare-api -c api -- java -jar /app/gshare-api.jar bootstrap-superadmin --email superadmin@example.com$' "${LOG}"
+  grep -q '^kubectl -n gshare-prod exec deploy/gshare-api -c api -- java -cp @/app/jib-classpath-file @/app/jib-main-class-file bootstrap-superadmin --email superadmin@example.com$' "${LOG}"
 }
 
 @test "--cluster wins over a running dev runtime" {

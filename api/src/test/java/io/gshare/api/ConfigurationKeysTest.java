@@ -81,7 +81,8 @@ class ConfigurationKeysTest {
       assertThat(context.getBean(NodeProperties.class))
           .isEqualTo(new NodeProperties(Duration.ofSeconds(300), Duration.ofSeconds(30)));
       assertThat(context.getBean(ClusterWorkerProperties.class)).isEqualTo(new ClusterWorkerProperties(
-          ClusterWorkerProperties.Deploy.KUBERNETES, null, "IfNotPresent", null, null, 15, 300, Duration.ofSeconds(90),
+          ClusterWorkerProperties.Deploy.KUBERNETES, null, "registry.example.com/gshare", "IfNotPresent", null, null, 15,
+          300, Duration.ofSeconds(90),
           new ClusterWorkerProperties.Local(null, null, null)));
       assertThat(context.getBean(TemporalProperties.class))
           .isEqualTo(new TemporalProperties("127.0.0.1:7233", "default", Duration.ofSeconds(5), 600, ""));

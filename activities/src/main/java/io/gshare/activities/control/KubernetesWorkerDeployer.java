@@ -17,11 +17,14 @@ public final class KubernetesWorkerDeployer implements WorkerDeployer {
     cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE)
         .resource(WorkerObjects.deployment(clusterId, settings))
         .fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply();
-    return "Deployment " + WorkerObjects.NAMESPACE + "/" + WorkerObjects.NAME + " (" + settings.image() + ")";
+    // A cluster attached before the Deployment took the guide's name: two workers would race on one queue.
+    cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.LEGACY_DEPLOYMENT).delete();
+    return "Deployment " + WorkerObjects.NAMESPACE + "/" + WorkerObjects.DEPLOYMENT + " (" + settings.image() + ")";
   }
 
   @Override
   public void remove(String clusterId, KubernetesClient cluster) {
-    cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.NAME).delete();
+    cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.DEPLOYMENT).delete();
+    cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.LEGACY_DEPLOYMENT).delete();
   }
 }

@@ -53,6 +53,14 @@ class ClusterRemoteActivitiesImplMockTest {
 
   @Test
   void installsTheWorkerIdempotently() {
+    // A worker Deployment under the name it had before it took the operator guide's: a redeploy replaces it.
+    observer.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+        .withName("gshare-system").endMetadata().build()).createOr(n -> n.update());
+    observer.apps().deployments().inNamespace("gshare-system").resource(new io.fabric8.kubernetes.api.model.apps
+        .DeploymentBuilder().withNewMetadata().withName("gshare-cluster-worker").endMetadata().withNewSpec()
+        .withNewSelector().addToMatchLabels("app", "old").endSelector().withNewTemplate().withNewMetadata()
+        .addToLabels("app", "old").endMetadata().withNewSpec().addNewContainer().withName("w").withImage("old")
+        .endContainer().endSpec().endTemplate().endSpec().build()).create();
     for (int run = 0; run < 2; run++) {
       activities.prepareNamespace("clu_a");
       activities.installOperatorToken("clu_a");
@@ -68,7 +76,8 @@ class ClusterRemoteActivitiesImplMockTest {
         .getStringData()).containsEntry("internal-jwt", "token-2-for-clu_a");
     assertThat(observer.apps().deployments().inNamespace("gshare-system").list().getItems()).hasSize(1);
 
-    Deployment worker = observer.apps().deployments().inNamespace("gshare-system").withName("gshare-cluster-worker").get();
+    // The name the operator guide's troubleshooting uses: kubectl -n gshare-system logs deploy/gshare-operator
+    Deployment worker = observer.apps().deployments().inNamespace("gshare-system").withName("gshare-operator").get();
     var container = worker.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getImage()).isEqualTo("registry.example.com/gshare/cluster-worker:1.0");
     assertThat(container.getEnv()).anySatisfy(e -> {
@@ -78,6 +87,8 @@ class ClusterRemoteActivitiesImplMockTest {
     assertThat(container.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/var/run/secrets/gshare"));
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(worker.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("gshare-cluster-worker");
+    // The images' user (Jib container.user 65532).
+    assertThat(worker.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsUser()).isEqualTo(65532L);
   }
 
   @Test
@@ -110,7 +121,7 @@ class ClusterRemoteActivitiesImplMockTest {
     activities.removeWorker("clu_a");
     activities.removeWorker("clu_a"); // nothing left to remove: no error
 
-    assertThat(observer.apps().deployments().inNamespace("gshare-system").withName("gshare-cluster-worker").get()).isNull();
+    assertThat(observer.apps().deployments().inNamespace("gshare-system").list().getItems()).isEmpty();
     assertThat(observer.secrets().inNamespace("gshare-system").withName("gshare-operator-internal-jwt").get()).isNull();
     assertThat(observer.rbac().clusterRoles().withName("gshare-cluster-worker").get()).isNull();
   }

@@ -15,7 +15,9 @@ import org.springframework.validation.annotation.Validated;
  * How attach deploys a cluster's worker ({@code gshare.cluster-worker.*}).
  *
  * @param deploy {@code kubernetes} (a Deployment in the cluster) or {@code local-process} (dev runtime)
- * @param image the worker image for {@code kubernetes}
+ * @param image the worker image for {@code kubernetes}; empty means the released image of this api's version,
+ *     {@code <imageRegistry>/gshare-cluster-worker:<version>} ({@code make images} builds it)
+ * @param imageRegistry where the released worker image is, when {@code image} is empty
  * @param imagePullPolicy the worker container's pull policy for {@code kubernetes}
  * @param temporalAddress the Temporal frontend as the worker reaches it (from inside its cluster); empty means
  *     {@code gshare.temporal.address}
@@ -31,6 +33,8 @@ import org.springframework.validation.annotation.Validated;
 public record ClusterWorkerProperties(
     @DefaultValue("kubernetes") @NotNull Deploy deploy,
     String image,
+    @DefaultValue("registry.example.com/gshare") @NotNull @Pattern(regexp = "[^\\s:@]+(:\\d+)?(/[^\\s:@]+)*",
+        message = "must be a registry host with an optional path, without a tag") String imageRegistry,
     @DefaultValue("IfNotPresent") @Pattern(regexp = "Always|IfNotPresent|Never") String imagePullPolicy,
     @Pattern(regexp = "([^\\s:/]+:\\d{1,5})?", message = "must be host:port") String temporalAddress,
     @Pattern(regexp = "(https?://\\S+)?", message = "must be an http(s) URL") String controlPlaneUrl,
@@ -45,6 +49,20 @@ public record ClusterWorkerProperties(
     KUBERNETES,
     /** A child process of this api running {@code local.jar} (dev runtime, tests). */
     LOCAL_PROCESS
+  }
+
+  /** The released worker image's repository, without a tag. */
+  public static final String WORKER_IMAGE = "gshare-cluster-worker";
+
+  /** The image attach deploys: {@code image}, else the released one of {@code version}. */
+  public String imageFor(String version) {
+    if (image != null && !image.isBlank()) {
+      return image;
+    }
+    if (version == null || version.isBlank()) {
+      throw new IllegalStateException("this api does not know its version (no build-info): set gshare.cluster-worker.image");
+    }
+    return imageRegistry + "/" + WORKER_IMAGE + ":" + version;
   }
 
   public ClusterWorkerProperties {

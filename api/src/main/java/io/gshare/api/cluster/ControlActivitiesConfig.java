@@ -27,7 +27,8 @@ import org.springframework.core.env.Environment;
 class ControlActivitiesConfig {
 
   @Bean(destroyMethod = "")
-  WorkerDeployer workerDeployer(ClusterWorkerProperties worker, TemporalProperties temporal, Environment environment) {
+  WorkerDeployer workerDeployer(ClusterWorkerProperties worker, TemporalProperties temporal, Environment environment,
+      org.springframework.beans.factory.ObjectProvider<org.springframework.boot.info.BuildProperties> build) {
     String temporalAddress = worker.temporalAddress() == null || worker.temporalAddress().isBlank() ? temporal.address()
         : worker.temporalAddress();
     return switch (worker.deploy()) {
@@ -41,7 +42,8 @@ class ControlActivitiesConfig {
             worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()));
       }
       case KUBERNETES -> new KubernetesWorkerDeployer(new WorkerObjects.Settings(
-          worker.image(), worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
+          worker.imageFor(build.getIfAvailable() == null ? null : build.getIfAvailable().getVersion()),
+          worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
           worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()));
     };
   }

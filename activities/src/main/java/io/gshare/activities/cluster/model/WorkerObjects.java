@@ -28,7 +28,17 @@ import java.util.Map;
 public final class WorkerObjects {
 
   public static final String NAMESPACE = "gshare-system";
+  /** The worker's ServiceAccount, ClusterRole and binding. */
   public static final String NAME = "gshare-cluster-worker";
+  /**
+   * The worker's Deployment: {@code gshare-operator}, the name the operator guide's troubleshooting uses
+   * ({@code kubectl -n gshare-system logs deploy/gshare-operator}).
+   */
+  public static final String DEPLOYMENT = "gshare-operator";
+  /** What the Deployment was called before it took the guide's name; a redeploy removes it. */
+  public static final String LEGACY_DEPLOYMENT = "gshare-cluster-worker";
+  /** The uid the images run as (Jib's {@code container.user}, the chart's securityContext). */
+  public static final long IMAGE_USER = 65532L;
   public static final String TOKEN_SECRET = "gshare-operator-internal-jwt";
   public static final String TOKEN_KEY = "internal-jwt";
   public static final String TOKEN_MOUNT = "/var/run/secrets/gshare";
@@ -114,7 +124,7 @@ public final class WorkerObjects {
         .map(e -> new EnvVarBuilder().withName(e.getKey().variable()).withValue(e.getValue()).build())
         .toList();
     return new DeploymentBuilder()
-        .withNewMetadata().withName(NAME).withNamespace(NAMESPACE).withLabels(labels(clusterId).toMap()).endMetadata()
+        .withNewMetadata().withName(DEPLOYMENT).withNamespace(NAMESPACE).withLabels(labels(clusterId).toMap()).endMetadata()
         .withNewSpec()
         .withReplicas(1)
         .withNewSelector().withMatchLabels(labels(clusterId).selectorLabels().toMap()).endSelector()
@@ -124,7 +134,8 @@ public final class WorkerObjects {
         .withNewMetadata().withLabels(labels(clusterId).toMap()).endMetadata()
         .withNewSpec()
         .withServiceAccountName(NAME)
-        .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser(10001L).endSecurityContext()
+        .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser(IMAGE_USER).withRunAsGroup(IMAGE_USER)
+        .withFsGroup(IMAGE_USER).endSecurityContext()
         .addNewContainer()
         .withName("cluster-worker")
         .withImage(settings.image())
