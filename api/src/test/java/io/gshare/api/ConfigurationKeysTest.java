@@ -85,7 +85,7 @@ class ConfigurationKeysTest {
           300, Duration.ofSeconds(90),
           new ClusterWorkerProperties.Local(null, null, null)));
       assertThat(context.getBean(TemporalProperties.class))
-          .isEqualTo(new TemporalProperties("127.0.0.1:7233", "default", Duration.ofSeconds(5), 600, ""));
+          .isEqualTo(new TemporalProperties("127.0.0.1:7233", "default", Duration.ofSeconds(5), 600, "", "", "", "", "", ""));
       assertThat(context.getBean(SecurityProperties.class)).isEqualTo(new SecurityProperties("gshare",
           Path.of("target/keys"), true, Duration.ofDays(7), Duration.ofDays(30), Duration.ofDays(365),
           Duration.ofSeconds(60), "gshare_token"));

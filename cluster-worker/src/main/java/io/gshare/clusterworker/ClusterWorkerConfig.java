@@ -5,9 +5,15 @@ import static io.gshare.workflows.cluster.WorkerEnv.CONTROL_PLANE_URL;
 import static io.gshare.workflows.cluster.WorkerEnv.INVENTORY_INTERVAL;
 import static io.gshare.workflows.cluster.WorkerEnv.VOLUME_SYNC_INTERVAL;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_ADDRESS;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_API_KEY_FILE;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_CA;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_CERT;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_KEY;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_SERVER_NAME;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_NAMESPACE;
 import static io.gshare.workflows.cluster.WorkerEnv.TOKEN_FILE;
 
+import io.gshare.activities.temporal.TemporalClientAuth;
 import io.gshare.workflows.cluster.WorkerEnv;
 import io.gshare.workflows.common.Ids;
 import java.net.URI;
@@ -30,9 +36,16 @@ import java.util.Map;
  * @param tokenFile the mounted operator token ({@code gshare-operator-internal-jwt}, key {@code internal-jwt})
  * @param inventoryInterval how often the inventory is reported
  * @param volumeSyncInterval how often the volume sync runs (claims, usage, StorageClasses; 5 minutes by default)
+ * @param temporalAuth mutual TLS and an API key for Temporal, when the worker dials it from another cluster
  */
 public record ClusterWorkerConfig(String clusterId, String temporalAddress, String temporalNamespace, URI controlPlaneUrl,
-    Path tokenFile, Duration inventoryInterval, Duration volumeSyncInterval) {
+    Path tokenFile, Duration inventoryInterval, Duration volumeSyncInterval, TemporalClientAuth temporalAuth) {
+
+  public ClusterWorkerConfig(String clusterId, String temporalAddress, String temporalNamespace, URI controlPlaneUrl,
+      Path tokenFile, Duration inventoryInterval, Duration volumeSyncInterval) {
+    this(clusterId, temporalAddress, temporalNamespace, controlPlaneUrl, tokenFile, inventoryInterval, volumeSyncInterval,
+        TemporalClientAuth.NONE);
+  }
 
   public static final String DEFAULT_TOKEN_FILE = "/var/run/secrets/gshare/internal-jwt";
 
@@ -45,6 +58,11 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
       usage(TOKEN_FILE.variable(), "the operator token file (default " + DEFAULT_TOKEN_FILE + ")"),
       usage(INVENTORY_INTERVAL.variable(), "seconds between inventory and session status reports (default 15)"),
       usage(VOLUME_SYNC_INTERVAL.variable(), "seconds between volume syncs (default 300)"),
+      usage(TEMPORAL_TLS_CERT.variable(), "mutual TLS to Temporal: the client certificate file (PEM), with the key"),
+      usage(TEMPORAL_TLS_KEY.variable(), "its private key file (PEM, PKCS#8)"),
+      usage(TEMPORAL_TLS_CA.variable(), "the CA file of Temporal's server certificate (default: the JVM's trust store)"),
+      usage(TEMPORAL_TLS_SERVER_NAME.variable(), "the name to verify Temporal's certificate against"),
+      usage(TEMPORAL_API_KEY_FILE.variable(), "a file holding an API key sent as a bearer token (read on each call)"),
       usage("KUBERNETES_*", "fabric8 client settings; in a pod the service account is used"));
 
   private static String usage(String variable, String meaning) {
@@ -79,11 +97,25 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
     }
     Duration interval = seconds(env, INVENTORY_INTERVAL.variable(), Duration.ofSeconds(15), problems);
     Duration volumeSync = seconds(env, VOLUME_SYNC_INTERVAL.variable(), Duration.ofMinutes(5), problems);
+    TemporalClientAuth auth = new TemporalClientAuth(path(env, TEMPORAL_TLS_CERT), path(env, TEMPORAL_TLS_KEY),
+        path(env, TEMPORAL_TLS_CA), blankToNull(env.get(TEMPORAL_TLS_SERVER_NAME.variable())),
+        path(env, TEMPORAL_API_KEY_FILE));
+    problems.addAll(auth.problems(TEMPORAL_TLS_CERT.variable(), TEMPORAL_TLS_KEY.variable(), TEMPORAL_TLS_CA.variable(),
+        TEMPORAL_API_KEY_FILE.variable()));
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
     return new ClusterWorkerConfig(clusterId, address, namespace, controlPlane,
-        Path.of(env.getOrDefault(TOKEN_FILE.variable(), DEFAULT_TOKEN_FILE)), interval, volumeSync);
+        Path.of(env.getOrDefault(TOKEN_FILE.variable(), DEFAULT_TOKEN_FILE)), interval, volumeSync, auth);
+  }
+
+  private static Path path(Map<String, String> env, WorkerEnv variable) {
+    String value = blankToNull(env.get(variable.variable()));
+    return value == null ? null : Path.of(value);
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value.trim();
   }
 
   private static Duration seconds(Map<String, String> env, String variable, Duration fallback, List<String> problems) {

@@ -86,7 +86,7 @@ public final class ClusterWorkerMain {
   public static Running start(ClusterWorkerConfig config) {
     KubernetesClient kubernetes = new KubernetesClientBuilder().build();
     WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress()).build());
+        config.temporalAuth().applyTo(WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress())).build());
     WorkflowClient client = WorkflowClient.newInstance(
         service, WorkflowClientOptions.newBuilder().setNamespace(config.temporalNamespace()).build());
     String identity = ManagementFactory.getRuntimeMXBean().getName() + "/" + config.clusterId();

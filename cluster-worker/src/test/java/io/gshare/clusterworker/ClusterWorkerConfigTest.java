@@ -34,6 +34,19 @@ class ClusterWorkerConfigTest {
         .hasMessageContaining("GSHARE_TEMPORAL_ADDRESS 'http://temporal' is not host:port");
     assertThatThrownBy(() -> ClusterWorkerConfig.fromEnvironment(Map.of()))
         .hasMessageContaining("GSHARE_CLUSTER_ID is not set");
+    assertThatThrownBy(() -> ClusterWorkerConfig.fromEnvironment(Map.of("GSHARE_CLUSTER_ID", "clu_1",
+        "GSHARE_TEMPORAL_TLS_CERT", "/nonexistent/tls.crt")))
+        .hasMessageContaining("GSHARE_TEMPORAL_TLS_CERT and GSHARE_TEMPORAL_TLS_KEY go together")
+        .hasMessageContaining("GSHARE_TEMPORAL_TLS_CERT '/nonexistent/tls.crt' is not a readable file");
+  }
+
+  @Test
+  void readsTheTemporalCredentials(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+    Path key = Files.writeString(dir.resolve("api-key"), "k");
+    ClusterWorkerConfig config = ClusterWorkerConfig.fromEnvironment(Map.of("GSHARE_CLUSTER_ID", "clu_1",
+        "GSHARE_TEMPORAL_API_KEY_FILE", key.toString(), "GSHARE_TEMPORAL_TLS_SERVER_NAME", "temporal.example.com"));
+    assertThat(config.temporalAuth()).isEqualTo(new io.gshare.activities.temporal.TemporalClientAuth(null, null, null,
+        "temporal.example.com", key));
   }
 
   @Test
@@ -46,7 +59,7 @@ class ClusterWorkerConfigTest {
     while (variable.find()) {
       variables.add(variable.group(1));
     }
-    assertThat(variables).hasSize(8)
+    assertThat(variables).hasSize(13)
         .allSatisfy(name -> assertThat(section).as("docs/configuration.md's cluster-worker table lists %s", name).contains("| `" + name + "` |"));
   }
 }

@@ -33,7 +33,18 @@ class WorkerEnvTest {
     Set<String> read = new LinkedHashSet<>();
     ClusterWorkerConfig config = ClusterWorkerConfig.fromEnvironment(recording(env, read));
 
-    assertThat(env.keySet()).containsExactlyInAnyOrderElementsOf(read)
+    // Every variable the worker reads is one of WorkerEnv's; the Deployment sets all of them but the Temporal
+    // credentials, which come only with the cluster's gshare-temporal-client Secret (below).
+    assertThat(read).containsExactlyInAnyOrderElementsOf(
+        Arrays.stream(WorkerEnv.values()).map(WorkerEnv::variable).toList());
+    assertThat(env.keySet()).containsExactlyInAnyOrderElementsOf(Arrays.stream(WorkerEnv.values())
+        .map(WorkerEnv::variable).filter(v -> !v.startsWith("GSHARE_TEMPORAL_TLS") && !v.equals("GSHARE_TEMPORAL_API_KEY_FILE"))
+        .toList());
+    Deployment withCredentials = WorkerObjects.deployment("clu_a", new WorkerObjects.Settings(
+        "registry.example.com/gshare/cluster-worker:1.0", "IfNotPresent", "temporal.example.com:7233", "gshare",
+        "https://gshare.example.com", 20, 120), Set.of("tls.crt", "tls.key", "ca.crt", "server-name", "api-key"));
+    assertThat(withCredentials.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+        .extracting(EnvVar::getName)
         .containsExactlyInAnyOrderElementsOf(Arrays.stream(WorkerEnv.values()).map(WorkerEnv::variable).toList());
     assertThat(config).isEqualTo(new ClusterWorkerConfig("clu_a", "temporal.example.com:7233", "gshare",
         URI.create("https://gshare.example.com/"), Path.of(ClusterWorkerConfig.DEFAULT_TOKEN_FILE), Duration.ofSeconds(20),

@@ -14,8 +14,20 @@ public final class KubernetesWorkerDeployer implements WorkerDeployer {
 
   @Override
   public String ensureRunning(String clusterId, KubernetesClient cluster) {
+    // The Temporal credentials an operator put in this cluster, if any (only the keys: their values stay there).
+    var credentials = cluster.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TEMPORAL_CLIENT_SECRET)
+        .get();
+    java.util.Set<String> keys = new java.util.TreeSet<>();
+    if (credentials != null) {
+      if (credentials.getData() != null) {
+        keys.addAll(credentials.getData().keySet());
+      }
+      if (credentials.getStringData() != null) {
+        keys.addAll(credentials.getStringData().keySet());
+      }
+    }
     cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE)
-        .resource(WorkerObjects.deployment(clusterId, settings))
+        .resource(WorkerObjects.deployment(clusterId, settings, keys))
         .fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply();
     // A cluster attached before the Deployment took the guide's name: two workers would race on one queue.
     cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.LEGACY_DEPLOYMENT).delete();

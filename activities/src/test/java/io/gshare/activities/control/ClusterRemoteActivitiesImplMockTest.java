@@ -113,6 +113,46 @@ class ClusterRemoteActivitiesImplMockTest {
   }
 
   @Test
+  void theTemporalCredentialsAnOperatorPutInTheClusterAreMountedAndNamedToTheWorker() {
+    activities.prepareNamespace("clu_a");
+    observer.secrets().inNamespace("gshare-system").resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+        .withNewMetadata().withName("gshare-temporal-client").endMetadata()
+        .addToStringData("tls.crt", "cert").addToStringData("tls.key", "key").addToStringData("ca.crt", "ca")
+        .addToStringData("server-name", "temporal.example.com").build()).create();
+    activities.installOperatorToken("clu_a");
+    activities.deployWorker("clu_a");
+
+    var pod = observer.apps().deployments().inNamespace("gshare-system").withName("gshare-operator").get().getSpec()
+        .getTemplate().getSpec();
+    var env = pod.getContainers().get(0).getEnv();
+    assertThat(env).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("GSHARE_TEMPORAL_TLS_CERT");
+      assertThat(e.getValue()).isEqualTo("/var/run/secrets/gshare-temporal/tls.crt");
+    });
+    assertThat(env).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("GSHARE_TEMPORAL_TLS_CA");
+      assertThat(e.getValue()).isEqualTo("/var/run/secrets/gshare-temporal/ca.crt");
+    });
+    assertThat(env).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("GSHARE_TEMPORAL_TLS_SERVER_NAME");
+      assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("server-name");
+    });
+    assertThat(env).noneSatisfy(e -> assertThat(e.getName()).isEqualTo("GSHARE_TEMPORAL_API_KEY_FILE"));
+    assertThat(pod.getVolumes()).filteredOn(v -> v.getSecret() != null)
+        .extracting(v -> v.getSecret().getSecretName()).contains("gshare-temporal-client");
+  }
+
+  @Test
+  void withoutTemporalCredentialsTheWorkerDialsPlaintext() {
+    activities.prepareNamespace("clu_a");
+    activities.installOperatorToken("clu_a");
+    activities.deployWorker("clu_a");
+    var env = observer.apps().deployments().inNamespace("gshare-system").withName("gshare-operator").get().getSpec()
+        .getTemplate().getSpec().getContainers().get(0).getEnv();
+    assertThat(env).noneSatisfy(e -> assertThat(e.getName()).startsWith("GSHARE_TEMPORAL_TLS"));
+  }
+
+  @Test
   void removesTheWorkerAndItsSecret() {
     activities.prepareNamespace("clu_a");
     activities.installOperatorToken("clu_a");

@@ -27,11 +27,11 @@ class TemporalConfig {
   @Bean(destroyMethod = "shutdown")
   WorkflowServiceStubs workflowServiceStubs(TemporalProperties properties, Scope temporalMetricsScope) {
     // Connects lazily: the api starts (and /healthz answers) even while Temporal is still coming up.
-    return WorkflowServiceStubs.newServiceStubs(
+    return WorkflowServiceStubs.newServiceStubs(properties.auth().applyTo(
         WorkflowServiceStubsOptions.newBuilder()
             .setTarget(properties.address())
-            .setMetricsScope(temporalMetricsScope)
-            .build());
+            .setMetricsScope(temporalMetricsScope))
+        .build());
   }
 
   @Bean

@@ -14,7 +14,17 @@ public enum WorkerEnv {
   TOKEN_FILE("GSHARE_TOKEN_FILE"),
   INVENTORY_INTERVAL("GSHARE_INVENTORY_INTERVAL"),
   /** Seconds between volume syncs (the chart's {@code operator.volumeSyncInterval}; default 300). */
-  VOLUME_SYNC_INTERVAL("GSHARE_VOLUME_SYNC_INTERVAL");
+  VOLUME_SYNC_INTERVAL("GSHARE_VOLUME_SYNC_INTERVAL"),
+  /** Mutual TLS to Temporal: the client certificate (PEM), with {@link #TEMPORAL_TLS_KEY}. */
+  TEMPORAL_TLS_CERT("GSHARE_TEMPORAL_TLS_CERT"),
+  /** Its private key (PEM, PKCS#8). */
+  TEMPORAL_TLS_KEY("GSHARE_TEMPORAL_TLS_KEY"),
+  /** The CA that signed Temporal's server certificate (PEM); unset: the JVM's trust store. */
+  TEMPORAL_TLS_CA("GSHARE_TEMPORAL_TLS_CA"),
+  /** The name to verify Temporal's certificate against, when the address is not it. */
+  TEMPORAL_TLS_SERVER_NAME("GSHARE_TEMPORAL_TLS_SERVER_NAME"),
+  /** A file holding an API key (a JWT for Temporal's authorizer), sent as a bearer token; read on each call. */
+  TEMPORAL_API_KEY_FILE("GSHARE_TEMPORAL_API_KEY_FILE");
 
   private final String variable;
 

@@ -44,6 +44,19 @@ public final class WorkerObjects {
   public static final String TOKEN_MOUNT = "/var/run/secrets/gshare";
   public static final String FIELD_MANAGER = "gshare-control-plane";
 
+  /**
+   * An optional Secret in the worker's namespace with its Temporal credentials, which an operator creates in
+   * each cluster whose worker dials a Temporal that requires them: {@code tls.crt} and {@code tls.key} (mutual
+   * TLS), {@code ca.crt} (the server's CA), {@code server-name}, {@code api-key}. Each key present is mounted
+   * and named to the worker by its {@code GSHARE_TEMPORAL_*} variable.
+   */
+  public static final String TEMPORAL_CLIENT_SECRET = "gshare-temporal-client";
+  public static final String TEMPORAL_CLIENT_MOUNT = "/var/run/secrets/gshare-temporal";
+  private static final Map<String, WorkerEnv> TEMPORAL_CLIENT_FILES = Map.of("tls.crt", WorkerEnv.TEMPORAL_TLS_CERT,
+      "tls.key", WorkerEnv.TEMPORAL_TLS_KEY, "ca.crt", WorkerEnv.TEMPORAL_TLS_CA, "api-key",
+      WorkerEnv.TEMPORAL_API_KEY_FILE);
+  private static final String TEMPORAL_SERVER_NAME_KEY = "server-name";
+
   /** What a worker Deployment is made of. */
   public record Settings(String image, String imagePullPolicy, String temporalAddress, String temporalNamespace,
       String controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {}
@@ -117,12 +130,29 @@ public final class WorkerObjects {
   }
 
   public static Deployment deployment(String clusterId, Settings settings) {
-    List<EnvVar> env = environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
-        settings.controlPlaneUrl(), TOKEN_MOUNT + "/" + TOKEN_KEY, settings.inventoryIntervalSeconds(),
-        settings.volumeSyncIntervalSeconds())
+    return deployment(clusterId, settings, java.util.Set.of());
+  }
+
+  /**
+   * The Deployment, with the keys of {@link #TEMPORAL_CLIENT_SECRET} the cluster holds ({@code temporalClientKeys},
+   * empty when it has none) mounted and named to the worker.
+   */
+  public static Deployment deployment(String clusterId, Settings settings, java.util.Set<String> temporalClientKeys) {
+    List<EnvVar> env = new java.util.ArrayList<>(environment(clusterId, settings.temporalAddress(),
+        settings.temporalNamespace(), settings.controlPlaneUrl(), TOKEN_MOUNT + "/" + TOKEN_KEY,
+        settings.inventoryIntervalSeconds(), settings.volumeSyncIntervalSeconds())
         .entrySet().stream()
         .map(e -> new EnvVarBuilder().withName(e.getKey().variable()).withValue(e.getValue()).build())
-        .toList();
+        .toList());
+    TEMPORAL_CLIENT_FILES.entrySet().stream().filter(f -> temporalClientKeys.contains(f.getKey()))
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(f -> env.add(new EnvVarBuilder().withName(f.getValue().variable())
+            .withValue(TEMPORAL_CLIENT_MOUNT + "/" + f.getKey()).build()));
+    if (temporalClientKeys.contains(TEMPORAL_SERVER_NAME_KEY)) {
+      env.add(new EnvVarBuilder().withName(WorkerEnv.TEMPORAL_TLS_SERVER_NAME.variable()).withNewValueFrom()
+          .withNewSecretKeyRef(TEMPORAL_SERVER_NAME_KEY, TEMPORAL_CLIENT_SECRET, false).endValueFrom().build());
+    }
+    boolean temporalClient = temporalClientKeys.stream().anyMatch(TEMPORAL_CLIENT_FILES::containsKey);
     return new DeploymentBuilder()
         .withNewMetadata().withName(DEPLOYMENT).withNamespace(NAMESPACE).withLabels(labels(clusterId).toMap()).endMetadata()
         .withNewSpec()
@@ -145,6 +175,8 @@ public final class WorkerObjects {
         .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
         .addNewVolumeMount().withName("operator-token").withMountPath(TOKEN_MOUNT).withReadOnly(true).endVolumeMount()
         .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+        .addAllToVolumeMounts(temporalClient ? List.of(new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+            .withName("temporal-client").withMountPath(TEMPORAL_CLIENT_MOUNT).withReadOnly(true).build()) : List.of())
         .withNewResources()
         .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("100m"))
         .addToRequests("memory", new io.fabric8.kubernetes.api.model.Quantity("384Mi"))
@@ -154,6 +186,9 @@ public final class WorkerObjects {
         .addNewVolume().withName("operator-token").withNewSecret().withSecretName(TOKEN_SECRET)
         .addNewItem().withKey(TOKEN_KEY).withPath(TOKEN_KEY).endItem().endSecret().endVolume()
         .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
+        .addAllToVolumes(temporalClient ? List.of(new io.fabric8.kubernetes.api.model.VolumeBuilder()
+            .withName("temporal-client").withNewSecret().withSecretName(TEMPORAL_CLIENT_SECRET).endSecret().build())
+            : List.of())
         .endSpec()
         .endTemplate()
         .endSpec()
