@@ -21,9 +21,13 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * ingress-nginx's auth-url target for session URLs ({@code https://<session_domain>/s/<sessionId>/…}).
- * 200 when the caller owns the session, 401 when not signed in, 403 otherwise. One indexed read, no
- * Temporal call and no cache of its own; see docs/session-urls.md for the ingress annotations.
+ * The external-auth check of session URLs ({@code https://<session_domain>/s/<sessionId>/…}), in the two shapes
+ * the session routers send it: ingress-nginx's auth-url ({@code GET /internal/connect/verify} with the
+ * original URL in {@code X-Original-URL}) and Envoy Gateway's {@code extAuth.http} (Envoy's ext_authz HTTP
+ * service: the original method, the original path appended to {@code /internal/connect/verify}, the
+ * original host in {@code Host} or {@code X-Forwarded-Host}). 200 when the caller owns the session, 401 when
+ * not signed in, 403 otherwise. One indexed read, no Temporal call and no cache of its own; see
+ * docs/session-urls.md for the ingress annotations and the SecurityPolicy.
  */
 @RestController
 @Tag(name = "internal")
@@ -48,6 +52,22 @@ class ConnectVerifyController {
   @Operation(summary = "auth-url for session ingresses: 2xx may open, 401 not signed in, 403 not yours")
   ResponseEntity<Void> verify(HttpServletRequest request,
       @RequestHeader(name = "X-Original-URL", required = false) String originalUrl) {
+    return decide(request, originalUrl);
+  }
+
+  @org.springframework.web.bind.annotation.RequestMapping(OpenPaths.CONNECT_VERIFY + "/**")
+  @Operation(summary = "Envoy Gateway's extAuth for session routes: the original path after the prefix, any method")
+  ResponseEntity<Void> verifyExtAuth(HttpServletRequest request,
+      @RequestHeader(name = "X-Forwarded-Host", required = false) String forwardedHost,
+      @RequestHeader(name = "Host", required = false) String host,
+      @RequestHeader(name = "X-Forwarded-Proto", required = false) String proto) {
+    String originalHost = forwardedHost != null && !forwardedHost.isBlank() ? forwardedHost.split(",")[0].trim() : host;
+    String path = request.getRequestURI().substring(OpenPaths.CONNECT_VERIFY.length());
+    String scheme = "http".equalsIgnoreCase(proto) ? "http" : "https";
+    return decide(request, originalHost == null ? null : scheme + "://" + originalHost + path);
+  }
+
+  private ResponseEntity<Void> decide(HttpServletRequest request, String originalUrl) {
     Caller.User caller;
     try {
       caller = callers.user(token(request));
@@ -71,7 +91,8 @@ class ConnectVerifyController {
     Optional<SessionRepository.UrlTarget> target = sessions.urlTargetOf(sessionId);
     String why = target.isEmpty() ? "no such session"
         : !target.get().userId().equals(caller.userId()) ? "not the owner"
-        : !url.getHost().equalsIgnoreCase(String.valueOf(target.get().sessionDomain())) ? "host is not the session's cluster domain"
+        : url.getHost() == null || !url.getHost().equalsIgnoreCase(String.valueOf(target.get().sessionDomain()))
+            ? "host is not the session's cluster domain"
         : null;
     if (why != null) {
       audit.denied(caller.actor(), "session", sessionId, why);

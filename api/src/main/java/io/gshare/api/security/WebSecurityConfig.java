@@ -38,8 +38,8 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * <ol>
  *   <li>the management server (its own port, {@code management.server.port}): health and metrics, no
  *       token; it is not routed outside the pod, and Prometheus scrapes it there</li>
- *   <li>open: {@code /healthz}, the internal JWKS, {@code /internal/connect/verify} (it answers
- *       ingress-nginx with its own verdicts) and the error dispatch</li>
+ *   <li>open: {@code /healthz}, the internal JWKS, {@code /internal/connect/verify} and the paths under it (it
+ *       answers ingress-nginx and Envoy Gateway's external auth with its own verdicts) and the error dispatch</li>
  *   <li>{@code /internal/**}: operator tokens ({@code operator:<clusterId>}, attached clusters only)</li>
  *   <li>{@code /api/**}: user tokens; role, team and disabled flag read from Postgres per request</li>
  *   <li>anything else: 401</li>
@@ -95,7 +95,8 @@ class WebSecurityConfig implements WebMvcConfigurer {
     RequestMatcher open = new OrRequestMatcher(
         request -> path(request).equals(OpenPaths.HEALTHZ),
         request -> path(request).equals(OpenPaths.INTERNAL_JWKS),
-        request -> path(request).equals(OpenPaths.CONNECT_VERIFY),
+        request -> path(request).equals(OpenPaths.CONNECT_VERIFY)
+            || path(request).startsWith(OpenPaths.CONNECT_VERIFY + "/"),
         new DispatcherTypeRequestMatcher(DispatcherType.ERROR));
     return stateless(http.securityMatcher(open))
         .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())

@@ -50,6 +50,44 @@ class ConnectVerifyIT extends ApiIntegrationTest {
     return http.send(request.GET().build(), HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
+  /**
+   * What Envoy Gateway's extAuth sends (Envoy's ext_authz HTTP service): the original method, the original path
+   * after the configured prefix, the original Host, and the headers the SecurityPolicy forwards. A raw socket,
+   * because Java's HTTP client will not set Host.
+   */
+  private int verifyAsEnvoy(String method, String host, String forwardedHost, String path, String cookieToken)
+      throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      StringBuilder request = new StringBuilder(method + " /internal/connect/verify" + path + " HTTP/1.1\r\n")
+          .append("Host: ").append(host).append("\r\n")
+          .append("X-Forwarded-Proto: https\r\nContent-Length: 0\r\nConnection: close\r\n");
+      if (forwardedHost != null) {
+        request.append("X-Forwarded-Host: ").append(forwardedHost).append("\r\n");
+      }
+      if (cookieToken != null) {
+        request.append("Cookie: _xsrf=abc; gshare_token=").append(cookieToken).append("\r\n");
+      }
+      socket.getOutputStream().write(request.append("\r\n").toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+          java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+      return Integer.parseInt(status.split(" ")[1]);
+    }
+  }
+
+  @Test
+  void envoyGatewaysExtAuthShapeGetsTheSameVerdicts() throws Exception {
+    String path = "/s/" + sessionId + "/lab/tree/notebook.ipynb";
+    assertThat(verifyAsEnvoy("GET", domain, null, path, ownerToken)).isEqualTo(200);
+    // Envoy keeps the original method: a notebook's POST is checked like its GET.
+    assertThat(verifyAsEnvoy("POST", domain, null, "/s/" + sessionId + "/api/kernels", ownerToken)).isEqualTo(200);
+    // Behind a proxy that rewrites Host, the original one is in X-Forwarded-Host.
+    assertThat(verifyAsEnvoy("GET", "gshare-api.gshare-system.svc", domain, path, ownerToken)).isEqualTo(200);
+    assertThat(verifyAsEnvoy("GET", domain, null, path, null)).isEqualTo(401);
+    assertThat(verifyAsEnvoy("GET", domain, null, path, tokenFor(newUser("user")))).isEqualTo(403);
+    assertThat(verifyAsEnvoy("GET", "other.example.com", null, path, ownerToken)).isEqualTo(403);
+    assertThat(verifyAsEnvoy("GET", domain, null, "/not-a-session", ownerToken)).isEqualTo(403);
+  }
+
   @Test
   void theOwnerMayOpenTheirSessionByCookieOrBearer() throws Exception {
     String url = "https://" + domain + "/s/" + sessionId + "/lab/tree/notebook.ipynb?x=1";
