@@ -197,6 +197,19 @@ final class SimDispatcher extends Dispatcher {
         .setBody(body);
   }
 
+  /** A control request's JSON body ({@code MissingNode} when empty); null when it is not JSON. */
+  private static com.fasterxml.jackson.databind.JsonNode jsonBody(RecordedRequest request) {
+    try {
+      com.fasterxml.jackson.databind.JsonNode body = CONTROL_JSON.readTree(request.getUtf8Body());
+      return body == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : body;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper CONTROL_JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
   /** {@code PUT {"util": 0-100, "xid": N}} sets what monitoring reports for the GPU; GET reads it. */
   private MockResponse gpuMetrics(RecordedRequest request, String uuid) {
     if (request.method() == HttpMethod.GET) {
@@ -206,10 +219,8 @@ final class SimDispatcher extends Dispatcher {
     if (request.method() != HttpMethod.PUT) {
       return status(405, "MethodNotAllowed", "gpu metrics take PUT (or GET)");
     }
-    com.fasterxml.jackson.databind.JsonNode body;
-    try {
-      body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(request.getUtf8Body());
-    } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+    com.fasterxml.jackson.databind.JsonNode body = jsonBody(request);
+    if (body == null) {
       return status(400, "BadRequest", "the body must be {\"util\": 0-100, \"xid\": N}");
     }
     if (!body.path("util").isNumber() || (body.has("xid") && !body.path("xid").isIntegralNumber())) {
@@ -231,13 +242,11 @@ final class SimDispatcher extends Dispatcher {
     if (request.method() != HttpMethod.PUT && request.method() != HttpMethod.DELETE) {
       return status(405, "MethodNotAllowed", "image-pull-failures takes PUT (or DELETE)");
     }
-    com.fasterxml.jackson.databind.JsonNode body;
-    try {
-      body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(request.getUtf8Body());
-    } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+    com.fasterxml.jackson.databind.JsonNode body = jsonBody(request);
+    if (body == null) {
       return status(400, "BadRequest", "the body must be {\"image\": \"...\", \"reason\": \"...\"}");
     }
-    String image = body == null ? "" : body.path("image").asText("");
+    String image = body.path("image").asText("");
     if (image.isBlank()) {
       return status(400, "BadRequest", "image is required");
     }
@@ -254,12 +263,11 @@ final class SimDispatcher extends Dispatcher {
     if (request.method() != HttpMethod.PUT) {
       return status(405, "MethodNotAllowed", "used-bytes takes PUT (or GET)");
     }
-    com.fasterxml.jackson.databind.JsonNode value;
-    try {
-      value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(request.getUtf8Body()).path("used_bytes");
-    } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+    com.fasterxml.jackson.databind.JsonNode body = jsonBody(request);
+    if (body == null) {
       return status(400, "BadRequest", "the body must be {\"used_bytes\": N}");
     }
+    com.fasterxml.jackson.databind.JsonNode value = body.path("used_bytes");
     if (!value.canConvertToLong() || !value.isIntegralNumber() || value.asLong() < 0) {
       return status(400, "BadRequest", "used_bytes must be an integer >= 0");
     }
