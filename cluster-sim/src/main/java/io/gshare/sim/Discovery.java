@@ -62,6 +62,11 @@ final class Discovery {
     add("storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities", true);
     add("coordination.k8s.io", "v1", "Lease", "leases", true);
     add("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, "pdb");
+    // The Gateway API and Envoy Gateway's kinds, as a cluster with Envoy Gateway installed serves them.
+    add("gateway.networking.k8s.io", "v1", "Gateway", "gateways", true);
+    add("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes", true);
+    add("gateway.envoyproxy.io", "v1alpha1", "SecurityPolicy", "securitypolicies", true);
+    add("gateway.envoyproxy.io", "v1alpha1", "Backend", "backends", true);
   }
 
   private void core(String kind, String plural, boolean namespaced, String... shortNames) {

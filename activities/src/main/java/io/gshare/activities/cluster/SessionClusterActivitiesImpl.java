@@ -64,6 +64,14 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       apply(SessionObjects.pod(session));
     }
     apply(SessionObjects.service(session));
+    if (session.routeOrDefault().routing() == io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API) {
+      applyGeneric(SessionObjects.BACKEND, SessionObjects.authBackend(session));
+      applyGeneric(SessionObjects.HTTP_ROUTE, SessionObjects.httpRoute(session));
+      applyGeneric(SessionObjects.SECURITY_POLICY, SessionObjects.securityPolicy(session));
+      log.info("session {}: pod, service, HTTPRoute and SecurityPolicy in place on {}", session.sessionId(),
+          session.placement().hostname());
+      return;
+    }
     apply(SessionObjects.ingress(session));
     log.info("session {}: pod, service and ingress in place on {}", session.sessionId(), session.placement().hostname());
   }
@@ -256,6 +264,17 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   public void deleteObjects(String sessionId) {
     String name = SessionObjects.name(sessionId);
     client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+    // Whatever the cluster's routing was when the session started (it may have changed since). On a cluster
+    // without the Gateway API or Envoy Gateway the kinds are not served: nothing to remove.
+    for (var type : java.util.List.of(SessionObjects.SECURITY_POLICY, SessionObjects.HTTP_ROUTE)) {
+      try {
+        client.genericKubernetesResources(type).inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+      }
+    }
     client.services().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
     client.pods().inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.builderName(sessionId)).delete();
     delete(client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name));
@@ -270,6 +289,12 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
           .build();
     }
     return checkpointClient;
+  }
+
+  private void applyGeneric(io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext type,
+      io.fabric8.kubernetes.api.model.GenericKubernetesResource object) {
+    client.genericKubernetesResources(type).inNamespace(SessionObjects.NAMESPACE).resource(object)
+        .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
   }
 
   private void apply(HasMetadata object) {

@@ -69,6 +69,39 @@ class SessionClusterActivitiesImplTest {
   }
 
   @Test
+  void onAGatewayApiClusterTheSessionGetsAnHttpRouteAndAnExtAuthPolicyInsteadOfAnIngress() {
+    SessionPod base = session("ses_g", null);
+    SessionPod gateway = new SessionPod(base.sessionId(), base.userId(), base.placement(), base.imageReference(),
+        base.port(), base.path(), base.sessionDomain(), base.authUrl(), null, null,
+        new io.gshare.workflows.session.SessionRoute(io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API,
+            "envoy-gateway-system", "gshare"));
+    assertThat(activities.startPod(gateway).phase()).isEqualTo("Running");
+
+    assertThat(client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get())
+        .isNull();
+    var route = client.genericKubernetesResources(SessionObjects.HTTP_ROUTE).inNamespace(SessionObjects.NAMESPACE)
+        .withName("gshare-ses-g").get();
+    assertThat(route.getAdditionalProperties().get("spec").toString())
+        .contains("name=gshare, namespace=envoy-gateway-system", "hostnames=[gshare.lab.example.com]",
+            "value=/s/ses_g", "port=8888");
+    var policy = client.genericKubernetesResources(SessionObjects.SECURITY_POLICY).inNamespace(SessionObjects.NAMESPACE)
+        .withName("gshare-ses-g").get();
+    assertThat(policy.getAdditionalProperties().get("spec").toString())
+        .contains("kind=HTTPRoute", "name=gshare-ses-g", "path=/internal/connect/verify", "cookie", "authorization");
+    var backend = client.genericKubernetesResources(SessionObjects.BACKEND).inNamespace(SessionObjects.NAMESPACE)
+        .withName(SessionObjects.AUTH_BACKEND).get();
+    assertThat(backend.getAdditionalProperties().get("spec").toString()).contains("hostname=gshare.example.com", "port=443");
+
+    activities.deleteObjects("ses_g");
+    assertThat(client.genericKubernetesResources(SessionObjects.HTTP_ROUTE).inNamespace(SessionObjects.NAMESPACE)
+        .withName("gshare-ses-g").get()).isNull();
+    assertThat(client.genericKubernetesResources(SessionObjects.SECURITY_POLICY).inNamespace(SessionObjects.NAMESPACE)
+        .withName("gshare-ses-g").get()).isNull();
+    assertThat(client.genericKubernetesResources(SessionObjects.BACKEND).inNamespace(SessionObjects.NAMESPACE)
+        .withName(SessionObjects.AUTH_BACKEND).get()).as("shared by the cluster's sessions").isNotNull();
+  }
+
+  @Test
   void aSessionIsCreatedOnceWatchedUntilItRunsAndDeletedWithoutItsClaim() {
     SessionVolume volume = new SessionVolume("vol_9", SessionVolume.claimNameOf("vol_9"), null, 5, SessionVolume.MOUNT_PATH);
     activities.ensureObjects(session("ses_a", volume));

@@ -64,7 +64,9 @@ class ClusterController {
    */
   record ClusterChange(@Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode,
       @Size(max = 500) String checkpointRegistry, @Size(max = 500) String prometheusUrl,
-      @Size(max = 500) String hamiMonitorUrl) {}
+      @Size(max = 500) String hamiMonitorUrl,
+      @jakarta.validation.constraints.Pattern(regexp = "ingress-nginx|gateway-api") String sessionRouting,
+      @Size(max = 317) String sessionGateway) {}
 
   record OperationRef(String id, String href) {}
 
@@ -91,11 +93,12 @@ class ClusterController {
   }
 
   @PatchMapping("/{id}")
-  @Operation(summary = "Change a cluster's session_domain, ingress node, checkpoint registry or idle-activity sources"
-      + " (prometheus_url, hami_monitor_url) (admins)")
+  @Operation(summary = "Change a cluster's session_domain, ingress node, checkpoint registry, idle-activity sources"
+      + " (prometheus_url, hami_monitor_url) or session routing (session_routing ingress-nginx | gateway-api, with"
+      + " session_gateway namespace/name) (admins); all or nothing")
   Cluster update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ClusterChange body) {
-    service.update(caller, id, body.sessionDomain(), body.ingressNode(), body.checkpointRegistry());
-    return service.updateActivitySources(caller, id, body.prometheusUrl(), body.hamiMonitorUrl());
+    return service.change(caller, id, body.sessionDomain(), body.ingressNode(), body.checkpointRegistry(),
+        body.prometheusUrl(), body.hamiMonitorUrl(), body.sessionRouting(), body.sessionGateway());
   }
 
   @PostMapping("/{id}/attach")

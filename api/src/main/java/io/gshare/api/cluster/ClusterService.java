@@ -105,6 +105,31 @@ public class ClusterService {
   }
 
   /**
+   * A cluster PATCH, all or nothing: every field is checked before anything is written (one transaction). Sessions
+   * started afterwards use the new routing; running ones keep the objects they have.
+   */
+  @org.springframework.transaction.annotation.Transactional
+  public Cluster change(Caller.User caller, String id, String sessionDomain, String ingressNode,
+      String checkpointRegistry, String prometheusUrl, String hamiMonitorUrl, String sessionRouting,
+      String sessionGateway) {
+    Cluster cluster = live(id);
+    String routing = sessionRouting == null ? cluster.sessionRouting() : sessionRouting;
+    String gateway = sessionGateway == null ? cluster.sessionGateway() : blankToNull(sessionGateway);
+    if (gateway != null && !gateway.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED,
+          "session_gateway must name the cluster's Gateway as namespace/name, e.g. envoy-gateway-system/gshare");
+    }
+    if ("gateway-api".equals(routing) && gateway == null) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED,
+          "session_routing gateway-api needs session_gateway: the namespace/name of the cluster's Gateway");
+    }
+    update(caller, id, sessionDomain, ingressNode, checkpointRegistry);
+    updateActivitySources(caller, id, prometheusUrl, hamiMonitorUrl);
+    clusters.updateSessionRouting(id, routing, gateway);
+    return clusters.findById(id).orElseThrow();
+  }
+
+  /**
    * Sets where the cluster's worker reads GPU activity: null keeps a source, blank removes it. The worker
    * learns the change in the answer to its next usage report.
    */

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -55,7 +56,10 @@ class ConnectVerifyController {
     return decide(request, originalUrl);
   }
 
-  @org.springframework.web.bind.annotation.RequestMapping(OpenPaths.CONNECT_VERIFY + "/**")
+  // Every method: Envoy's check keeps the original request's (a notebook's POST, PUT, DELETE, WebSocket GET...).
+  @org.springframework.web.bind.annotation.RequestMapping(path = OpenPaths.CONNECT_VERIFY + "/**", method = {
+      RequestMethod.GET, RequestMethod.HEAD, RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH,
+      RequestMethod.DELETE, RequestMethod.OPTIONS})
   @Operation(summary = "Envoy Gateway's extAuth for session routes: the original path after the prefix, any method")
   ResponseEntity<Void> verifyExtAuth(HttpServletRequest request,
       @RequestHeader(name = "X-Forwarded-Host", required = false) String forwardedHost,

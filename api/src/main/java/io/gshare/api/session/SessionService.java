@@ -53,12 +53,15 @@ public class SessionService {
   private final WorkflowClient client;
   private final Access access;
   private final TransactionTemplate transactions;
+  private final io.gshare.core.cluster.ClusterRepository clusterRoutes;
   private final String authUrl;
 
   SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
       PlacementService placement, OfferingRepository offerings,
       WorkflowClient client, Access access, TransactionTemplate transactions,
-      SessionProperties properties, ClusterWorkerProperties worker) {
+      SessionProperties properties, ClusterWorkerProperties worker,
+      io.gshare.core.cluster.ClusterRepository clusterRoutes) {
+    this.clusterRoutes = clusterRoutes;
     this.sessions = sessions;
     this.images = images;
     this.volumes = volumes;
@@ -92,7 +95,8 @@ public class SessionService {
       String sessionDomain, Policy policy, SessionVolume volume, String checkpointRegistry) {
     return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        MaxRuntimeAction.fromWire(policy.maxRuntimeAction()), volume, checkpointTarget(checkpointRegistry));
+        MaxRuntimeAction.fromWire(policy.maxRuntimeAction()), volume, checkpointTarget(checkpointRegistry),
+        clusterRoutes.sessionRouteOf(clusterId));
   }
 
   /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */

@@ -20,7 +20,9 @@ public record Cluster(
     Instant createdAt,
     Instant updatedAt,
     Instant detachedAt,
-    IdleReaping idleReaping) {
+    IdleReaping idleReaping,
+    String sessionRouting,
+    String sessionGateway) {
 
   /**
    * Where the cluster's worker reads GPU activity for the idle reaper: {@code prometheusUrl} (DCGM metrics)

@@ -15,7 +15,8 @@ public class ClusterRepository {
 
   private static final String SELECT = """
       select c.id, c.name, c.status, c.status_reason, c.session_domain, c.ingress_node, c.checkpoint_registry, c.simulated,
-             c.apiserver_version, c.worker_last_seen_at, c.prometheus_url, c.hami_monitor_url, c.created_at, c.updated_at, c.detached_at,
+             c.apiserver_version, c.worker_last_seen_at, c.prometheus_url, c.hami_monitor_url, c.session_routing,
+             c.session_gateway, c.created_at, c.updated_at, c.detached_at,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null) as node_count,
              (select count(*) from nodes n where n.cluster_id = c.id and n.removed_at is null
                  and (c.inventory_at is null or c.inventory_at < now() - make_interval(secs => :stale))) as offline_nodes,
@@ -75,6 +76,26 @@ public class ClusterRepository {
         .param("id", id).param("prometheus", prometheusUrl).param("hami", hamiMonitorUrl).update();
   }
 
+  /** Sets how the cluster routes session URLs ({@code ingress-nginx} or {@code gateway-api} with its Gateway). */
+  public void updateSessionRouting(String id, String routing, String gateway) {
+    jdbc.sql("update clusters set session_routing = :routing, session_gateway = :gateway where id = :id")
+        .param("id", id).param("routing", routing).param("gateway", gateway).update();
+  }
+
+  /** How the cluster routes session URLs, for the specs of its sessions; ingress-nginx for an unknown cluster. */
+  public io.gshare.workflows.session.SessionRoute sessionRouteOf(String id) {
+    return jdbc.sql("select session_routing, session_gateway from clusters where id = :id").param("id", id)
+        .query((rs, row) -> {
+          var routing = io.gshare.workflows.session.SessionRoute.Routing.fromWire(rs.getString(1));
+          String gateway = rs.getString(2);
+          return routing == io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API && gateway != null
+              ? new io.gshare.workflows.session.SessionRoute(routing, gateway.substring(0, gateway.indexOf('/')),
+                  gateway.substring(gateway.indexOf('/') + 1))
+              : io.gshare.workflows.session.SessionRoute.INGRESS_NGINX;
+        })
+        .optional().orElse(io.gshare.workflows.session.SessionRoute.INGRESS_NGINX);
+  }
+
   /** Where the cluster's worker reads GPU activity; empty for an unknown cluster. */
   public Optional<Cluster.IdleReaping> idleReaping(String id) {
     return jdbc.sql("select prometheus_url, hami_monitor_url from clusters where id = :id").param("id", id)
@@ -115,7 +136,9 @@ public class ClusterRepository {
         instant(rs.getTimestamp("created_at")),
         instant(rs.getTimestamp("updated_at")),
         instant(rs.getTimestamp("detached_at")),
-        Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url")));
+        Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url")),
+        rs.getString("session_routing"),
+        rs.getString("session_gateway"));
   }
 
   private static Instant instant(Timestamp ts) {

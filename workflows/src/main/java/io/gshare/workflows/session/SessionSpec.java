@@ -10,6 +10,7 @@ import java.time.Duration;
  * @param maxRuntime null: no limit; what happens at the limit is {@code maxRuntimeAction}
  * @param volume the user's volume the pod mounts; null: none
  * @param checkpointTarget where lossless pauses push their images; null: every pause is cold
+ * @param route how the cluster routes the session's URL; null (specs recorded before it existed): ingress-nginx
  */
 public record SessionSpec(
     String sessionId,
@@ -23,4 +24,13 @@ public record SessionSpec(
     Duration maxRuntime,
     MaxRuntimeAction maxRuntimeAction,
     SessionVolume volume,
-    CheckpointTarget checkpointTarget) {}
+    CheckpointTarget checkpointTarget,
+    SessionRoute route) {
+
+  public SessionSpec(String sessionId, String userId, String clusterId, String imageReference, int port, String path,
+      String sessionDomain, String authUrl, Duration maxRuntime, MaxRuntimeAction maxRuntimeAction,
+      SessionVolume volume, CheckpointTarget checkpointTarget) {
+    this(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl, maxRuntime, maxRuntimeAction,
+        volume, checkpointTarget, null);
+  }
+}

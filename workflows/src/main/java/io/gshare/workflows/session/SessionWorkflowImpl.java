@@ -256,7 +256,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     try {
       operation.start(CREATE_OBJECTS);
       SessionPod objects = new SessionPod(spec.sessionId(), spec.userId(), placement, spec.imageReference(),
-          spec.port(), spec.path(), spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume());
+          spec.port(), spec.path(), spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume(), spec.route());
       PodState pod;
       if (lean) {
         operation.start(WAIT_RUNNING);

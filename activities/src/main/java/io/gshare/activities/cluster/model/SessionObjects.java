@@ -15,7 +15,10 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.gshare.workflows.session.SessionRoute;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.gshare.workflows.kube.Annotations;
 import io.gshare.workflows.kube.KubeNames;
@@ -208,5 +211,73 @@ public final class SessionObjects {
         .endRule()
         .endSpec()
         .build();
+  }
+
+  // Gateway API routing (a cluster's session_routing gateway-api): an HTTPRoute per session on the cluster's
+  // Gateway, an Envoy Gateway SecurityPolicy asking the control plane (extAuth), and one Backend naming the
+  // control plane's address in the sessions' namespace (Envoy Gateway's Backend API must be enabled).
+
+  public static final ResourceDefinitionContext HTTP_ROUTE = context("gateway.networking.k8s.io", "v1", "HTTPRoute",
+      "httproutes");
+  public static final ResourceDefinitionContext SECURITY_POLICY = context("gateway.envoyproxy.io", "v1alpha1",
+      "SecurityPolicy", "securitypolicies");
+  public static final ResourceDefinitionContext BACKEND = context("gateway.envoyproxy.io", "v1alpha1", "Backend",
+      "backends");
+  /** The Backend every session's SecurityPolicy sends its check to. */
+  public static final String AUTH_BACKEND = "gshare-control-plane";
+
+  private static ResourceDefinitionContext context(String group, String version, String kind, String plural) {
+    return new ResourceDefinitionContext.Builder().withGroup(group).withVersion(version).withKind(kind)
+        .withPlural(plural).withNamespaced(true).build();
+  }
+
+  private static GenericKubernetesResource generic(ResourceDefinitionContext type, String name, Labels labels,
+      Map<String, Object> spec) {
+    GenericKubernetesResource object = new GenericKubernetesResource();
+    object.setApiVersion(type.getGroup() + "/" + type.getVersion());
+    object.setKind(type.getKind());
+    object.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE)
+        .withLabels(labels.toMap()).build());
+    object.setAdditionalProperty("spec", spec);
+    return object;
+  }
+
+  /** The session's route: its domain and {@code /s/<sessionId>} to its Service, on the cluster's Gateway. */
+  public static GenericKubernetesResource httpRoute(SessionPod s) {
+    SessionRoute route = s.routeOrDefault();
+    return generic(HTTP_ROUTE, name(s.sessionId()), labels(s), Map.of(
+        "parentRefs", List.of(Map.of("name", route.gatewayName(), "namespace", route.gatewayNamespace())),
+        "hostnames", List.of(s.sessionDomain()),
+        "rules", List.of(Map.of(
+            "matches", List.of(Map.of("path", Map.of("type", "PathPrefix", "value", "/s/" + s.sessionId()))),
+            "backendRefs", List.of(Map.of("name", name(s.sessionId()), "port", s.port())),
+            // Notebooks keep websockets open for hours, as the Ingress's proxy timeouts allow.
+            "timeouts", Map.of("request", "0s")))));
+  }
+
+  /**
+   * Who may open the route: Envoy Gateway's external auth sends each request's method, path (after the
+   * auth URL's path), Host, cookie and Authorization to the control plane's {@code /internal/connect/verify},
+   * which answers as it answers ingress-nginx.
+   */
+  public static GenericKubernetesResource securityPolicy(SessionPod s) {
+    java.net.URI auth = java.net.URI.create(s.authUrl());
+    return generic(SECURITY_POLICY, name(s.sessionId()), labels(s), Map.of(
+        "targetRefs", List.of(Map.of("group", "gateway.networking.k8s.io", "kind", "HTTPRoute",
+            "name", name(s.sessionId()))),
+        "extAuth", Map.of(
+            "headersToExtAuth", List.of("cookie", "authorization"),
+            "http", Map.of(
+                "backendRefs", List.of(Map.of("group", "gateway.envoyproxy.io", "kind", "Backend", "name", AUTH_BACKEND)),
+                "path", auth.getRawPath() == null || auth.getRawPath().isEmpty() ? "/" : auth.getRawPath(),
+                "headersToBackend", List.of("x-gshare-user", "x-gshare-session")))));
+  }
+
+  /** The control plane's address as the cluster reaches it (the auth URL's host and port), for the policies. */
+  public static GenericKubernetesResource authBackend(SessionPod s) {
+    java.net.URI auth = java.net.URI.create(s.authUrl());
+    int port = auth.getPort() > 0 ? auth.getPort() : "https".equals(auth.getScheme()) ? 443 : 80;
+    return generic(BACKEND, AUTH_BACKEND, Labels.managedByGshare(), Map.of(
+        "endpoints", List.of(Map.of("fqdn", Map.of("hostname", auth.getHost(), "port", port)))));
   }
 }

@@ -107,6 +107,11 @@ public final class WorkerObjects {
             new PolicyRuleBuilder().withApiGroups("").withResources("pods/status", "events").withVerbs("get", "list", "watch").build(),
             new PolicyRuleBuilder().withApiGroups("networking.k8s.io").withResources("ingresses")
                 .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
+            // Session routes on clusters whose session_routing is gateway-api (Envoy Gateway).
+            new PolicyRuleBuilder().withApiGroups("gateway.networking.k8s.io").withResources("httproutes")
+                .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
+            new PolicyRuleBuilder().withApiGroups("gateway.envoyproxy.io").withResources("securitypolicies", "backends")
+                .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
             new PolicyRuleBuilder().withApiGroups("node.k8s.io").withResources("runtimeclasses").withVerbs("get", "list").build(),
             new PolicyRuleBuilder().withApiGroups("apps").withResources("daemonsets", "deployments").withVerbs("get", "list").build(),
             new PolicyRuleBuilder().withApiGroups("storage.k8s.io").withResources("storageclasses", "csistoragecapacities")

@@ -1,0 +1,64 @@
+package io.gshare.api.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.workflows.session.SessionRoute;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/** A cluster's session routing: set by PATCH, all or nothing, and what its sessions' specs are given. */
+class ClusterRoutingIT extends ApiIntegrationTest {
+
+  @Autowired ObjectMapper json;
+  @Autowired ClusterRepository clusters;
+  private String admin;
+  private String cluster;
+
+  @BeforeEach
+  void aConnectedCluster() {
+    admin = adminToken();
+    cluster = NewTestIds.next("clu");
+    jdbc.sql("insert into clusters (id, name, status, session_domain) values (:id, :n, 'connected', :d)")
+        .param("id", cluster).param("n", cluster.replace('_', '-')).param("d", cluster.replace('_', '-') + ".example.com")
+        .update();
+  }
+
+  private HttpResponse<String> patch(String body) {
+    return send("PATCH", "/api/v1/clusters/" + cluster, body, admin);
+  }
+
+  @Test
+  void gatewayApiNeedsTheGatewayAndBadInputChangesNothing() throws Exception {
+    JsonNode before = json.readTree(get("/api/v1/clusters/" + cluster, admin).body());
+    assertThat(before.path("session_routing").asText()).isEqualTo("ingress-nginx");
+    assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(SessionRoute.INGRESS_NGINX);
+
+    HttpResponse<String> noGateway = patch("{\"session_routing\":\"gateway-api\"}");
+    assertThat(noGateway.statusCode()).isEqualTo(422);
+    assertThat(noGateway.body()).contains("session_gateway");
+    assertThat(patch("{\"session_routing\":\"traefik\"}").statusCode()).isEqualTo(422);
+    assertThat(patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"Not A Gateway\"}").statusCode())
+        .isEqualTo(422);
+    // All or nothing: a bad field elsewhere leaves the routing as it was.
+    assertThat(patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"envoy-gateway-system/gshare\","
+        + "\"prometheus_url\":\"ftp://nope\"}").statusCode()).isEqualTo(422);
+    assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(SessionRoute.INGRESS_NGINX);
+
+    HttpResponse<String> ok = patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"envoy-gateway-system/gshare\"}");
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+    assertThat(json.readTree(ok.body()).path("session_gateway").asText()).isEqualTo("envoy-gateway-system/gshare");
+    assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(
+        new SessionRoute(SessionRoute.Routing.GATEWAY_API, "envoy-gateway-system", "gshare"));
+
+    // Back to ingress-nginx: the Gateway is kept for later, the sessions route by Ingress again.
+    assertThat(patch("{\"session_routing\":\"ingress-nginx\"}").statusCode()).isEqualTo(200);
+    assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(SessionRoute.INGRESS_NGINX);
+  }
+}
