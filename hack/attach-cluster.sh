@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Attaches a GPU cluster to a gShare control plane: installs what sessions need into the cluster
-# (RuntimeClass nvidia, HAMi, ingress-nginx, optionally democratic-csi) with kubectl apply and
+# (RuntimeClass nvidia, HAMi, ingress-nginx or Envoy Gateway, optionally democratic-csi) with kubectl apply and
 # helm upgrade --install, then registers it through the API, which runs the attach workflow (checks,
 # namespace, operator token, cluster-worker), and follows that operation to its end.
 #
 # Usage: hack/attach-cluster.sh --kubeconfig FILE --name NAME --control-plane URL --session-domain HOST
-#                               [--ingress-node NODE] [--storage-values FILE [--skip-nfs-check]] [--skip-ingress] [--no-wait]
+#                               [--ingress-node NODE] [--storage-values FILE [--skip-nfs-check]] [--skip-ingress]
+#                               [--gateway envoy] [--no-wait]
 #   --kubeconfig       the cluster to attach (its server: must be reachable from the control plane)
 #   --name             the cluster's name in gShare (a DNS label, e.g. lab-c2)
 #   --control-plane    the control plane's URL, e.g. https://gshare.example.com
@@ -16,6 +17,9 @@
 #                      volume StorageClass (for volumes without a storage pool)
 #   --skip-nfs-check   do not check the nodes' NFS client (the check runs kubectl debug node on each node)
 #   --skip-ingress     ingress-nginx is already installed
+#   --gateway envoy    route sessions through the Gateway API instead of ingress-nginx: installs Envoy Gateway
+#                      (ENVOY_GATEWAY_CHART) and the Gateway envoy-gateway-system/gshare, and sets the cluster's
+#                      session_routing to gateway-api
 #   --no-wait          print the operation and return without following it
 #
 # Environment:
@@ -25,6 +29,9 @@
 #   HAMI_CHART_VERSION  ${HAMI_CHART_VERSION:-2.10.0}
 #   INGRESS_NGINX_CHART_REPO  ${INGRESS_NGINX_CHART_REPO:-https://kubernetes.github.io/ingress-nginx}
 #   DEMOCRATIC_CSI_CHART_REPO ${DEMOCRATIC_CSI_CHART_REPO:-https://democratic-csi.github.io/charts}
+#   ENVOY_GATEWAY_CHART  required by --gateway envoy: the OCI reference of Envoy Gateway's chart (gateway-helm,
+#                       as its install guide names it) or of your mirror of it
+#   ENVOY_GATEWAY_VERSION ${ENVOY_GATEWAY_VERSION:-v1.10.0}
 #   NFS_CHECK_IMAGE     ${NFS_CHECK_IMAGE:-busybox:1.36}, the image kubectl debug node runs for the NFS check
 #   ATTACH_WAIT_TRIES   ${ATTACH_WAIT_TRIES:-120} polls of the operation, ATTACH_WAIT_INTERVAL (default 5 s) apart
 # Every step is idempotent: run it again after a failure.
@@ -35,6 +42,8 @@ HAMI_CHART_REPO="${HAMI_CHART_REPO:-https://project-hami.github.io/HAMi}"
 HAMI_CHART_VERSION="${HAMI_CHART_VERSION:-2.10.0}"
 INGRESS_NGINX_CHART_REPO="${INGRESS_NGINX_CHART_REPO:-https://kubernetes.github.io/ingress-nginx}"
 DEMOCRATIC_CSI_CHART_REPO="${DEMOCRATIC_CSI_CHART_REPO:-https://democratic-csi.github.io/charts}"
+ENVOY_GATEWAY_CHART="${ENVOY_GATEWAY_CHART:-}"
+ENVOY_GATEWAY_VERSION="${ENVOY_GATEWAY_VERSION:-v1.10.0}"
 ATTACH_WAIT_TRIES="${ATTACH_WAIT_TRIES:-120}"
 NFS_CHECK_IMAGE="${NFS_CHECK_IMAGE:-busybox:1.36}"
 ATTACH_WAIT_INTERVAL="${ATTACH_WAIT_INTERVAL:-5}"
@@ -43,7 +52,7 @@ info() { printf 'attach-cluster: %s\n' "$*" >&2; }
 fatal() { printf 'attach-cluster: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '7,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 usage_error() {
@@ -115,7 +124,7 @@ check_nfs_clients() {
 }
 
 install_runtime() {
-  local kubeconfig=$1 skip_ingress=$2 storage_values=$3
+  local kubeconfig=$1 skip_ingress=$2 storage_values=$3 gateway=${4:-}
   local k=(kubectl --kubeconfig "${kubeconfig}")
   local h=(helm --kubeconfig "${kubeconfig}")
   info "RuntimeClass nvidia"
@@ -129,7 +138,13 @@ install_runtime() {
   "${h[@]}" upgrade --install hami hami-charts/hami --namespace kube-system --version "${HAMI_CHART_VERSION}" \
     -f "${REPO_ROOT}/deploy/addons/hami-values.yaml" --set "scheduler.kubeScheduler.imageTag=${version}" --wait
 
-  if [ "${skip_ingress}" = 1 ]; then
+  if [ "${gateway}" = envoy ]; then
+    info "Envoy Gateway ${ENVOY_GATEWAY_VERSION} (Backend API on, for the sessions' external auth) and the Gateway envoy-gateway-system/gshare"
+    "${h[@]}" upgrade --install eg "${ENVOY_GATEWAY_CHART}" --version "${ENVOY_GATEWAY_VERSION}" \
+      --namespace envoy-gateway-system --create-namespace \
+      --set config.envoyGateway.extensionApis.enableBackend=true --wait
+    "${k[@]}" apply --server-side --field-manager=gshare-attach -f "${REPO_ROOT}/deploy/addons/envoy-gateway.yaml"
+  elif [ "${skip_ingress}" = 1 ]; then
     info "ingress-nginx: skipped (--skip-ingress)"
   else
     info "ingress-nginx (NodePort 30080/30443)"
@@ -218,10 +233,11 @@ follow() {
 
 main() {
   local kubeconfig="" name="" control_plane="" domain="" ingress_node="" storage_values="" skip_ingress=0 wait=1
+  local gateway=""
   local nfs_check=1 storage_class=""
   while [ "$#" -gt 0 ]; do
     case "$1" in
-      --kubeconfig|--name|--control-plane|--session-domain|--ingress-node|--storage-values)
+      --kubeconfig|--name|--control-plane|--session-domain|--ingress-node|--storage-values|--gateway)
         if [ "$#" -lt 2 ] || [ -z "$2" ]; then
           usage_error "$1 needs a value"
         fi
@@ -232,6 +248,7 @@ main() {
           --session-domain) domain=$2 ;;
           --ingress-node) ingress_node=$2 ;;
           --storage-values) storage_values=$2 ;;
+          --gateway) gateway=$2 ;;
         esac
         shift ;;
       --skip-ingress) skip_ingress=1 ;;
@@ -249,6 +266,12 @@ main() {
   [ -f "${kubeconfig}" ] || usage_error "--kubeconfig ${kubeconfig} is not a file"
   [[ "${name}" =~ ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$ ]] || usage_error "--name must be a DNS label, e.g. lab-c2"
   [[ "${control_plane}" =~ ^https?:// ]] || usage_error "--control-plane must be an http(s) URL"
+  if [ -n "${gateway}" ]; then
+    [ "${gateway}" = envoy ] || usage_error "--gateway takes envoy (Envoy Gateway), not ${gateway}"
+    [ "${skip_ingress}" = 0 ] || usage_error "--gateway envoy installs no ingress-nginx: drop --skip-ingress"
+    [ -n "${ENVOY_GATEWAY_CHART}" ] \
+      || fatal "--gateway envoy needs ENVOY_GATEWAY_CHART: the OCI reference of Envoy Gateway's chart (gateway-helm) as its install guide names it, or your mirror of it"
+  fi
   if [ -n "${storage_values}" ]; then
     [ -f "${storage_values}" ] || usage_error "--storage-values ${storage_values} is not a file"
     storage_class="$(storage_class_of "${storage_values}")"
@@ -267,13 +290,21 @@ main() {
   if [ -n "${storage_values}" ] && [ "${nfs_check}" = 1 ]; then
     check_nfs_clients "${kubeconfig}"
   fi
-  install_runtime "${kubeconfig}" "${skip_ingress}" "${storage_values}"
+  install_runtime "${kubeconfig}" "${skip_ingress}" "${storage_values}" "${gateway}"
 
   local answer cluster operation
   answer="$(register "${control_plane}" "${name}" "${kubeconfig}" "${domain}" "${ingress_node}" "${storage_class}")"
   cluster="$(printf '%s' "${answer}" | tr -d '\n' | sed -n 's/.*"cluster" *: *{ *"id" *: *"\([^"]*\)".*/\1/p')"
   operation="$(printf '%s' "${answer}" | tr -d '\n' | sed -n 's/.*"operation" *: *{ *"id" *: *"\([^"]*\)".*/\1/p')"
   info "registered ${name} as ${cluster}; operation ${operation}"
+  if [ "${gateway}" = envoy ]; then
+    local routed
+    routed="$(api PATCH "${control_plane}/api/v1/clusters/${cluster}" \
+      '{"session_routing":"gateway-api","session_gateway":"envoy-gateway-system/gshare"}')"
+    [ "${routed##*$'\n'}" = 200 ] \
+      || fatal "could not set ${cluster}'s session routing to gateway-api (${routed##*$'\n'}): $(json_field detail "${routed%$'\n'*}")"
+    info "sessions of ${name} route through the Gateway envoy-gateway-system/gshare"
+  fi
   printf '%s\n' "${cluster}"
   if [ "${wait}" = 1 ]; then
     follow "${control_plane}" "${operation}"

@@ -38,6 +38,9 @@ case "$*" in
   *"POST"*"/api/v1/clusters"*)
     if [ -f "${STATE}/conflict" ]; then printf '{"detail":"a cluster named lab-c2 is already registered"}\n409'; exit 0; fi
     printf '{"cluster":{"id":"clu_abc","status":"pending"},"operation":{"id":"cluster-attach-clu_abc"}}\n202' ;;
+  *"PATCH"*"/api/v1/clusters/clu_abc"*)
+    if [ -f "${STATE}/patch-refused" ]; then printf '{"detail":"session_gateway must name the cluster Gateway"}\n422'; exit 0; fi
+    printf '{"id":"clu_abc","session_routing":"gateway-api"}\n200' ;;
   *"/api/v1/operations/"*)
     n=$(cat "${STATE}/polls" 2>/dev/null || echo 0); echo $((n + 1)) >"${STATE}/polls"
     if [ -f "${STATE}/fail" ]; then printf '{"status":"failed","error":"registration refused: RuntimeClass missing"}\n200'
@@ -193,4 +196,33 @@ csi_values() {
   [[ "${stderr}" == *"names no StorageClass"* ]]
   [[ "${stderr}" == *"Usage:"* ]]
   [ ! -s "${LOG}" ]
+}
+
+@test "--gateway envoy installs Envoy Gateway and its Gateway instead of ingress-nginx and routes the cluster's sessions through it" {
+  ENVOY_GATEWAY_CHART=oci://registry.example.com/envoyproxy/gateway-helm attach --gateway envoy
+  [ "${status}" -eq 0 ]
+  grep -q -- "helm --kubeconfig ${KUBECONFIG_FILE} upgrade --install eg oci://registry.example.com/envoyproxy/gateway-helm --version v1.10.0 --namespace envoy-gateway-system --create-namespace --set config.envoyGateway.extensionApis.enableBackend=true --wait" "${LOG}"
+  grep -q -- "kubectl --kubeconfig ${KUBECONFIG_FILE} apply --server-side --field-manager=gshare-attach -f ${REPO_ROOT}/deploy/addons/envoy-gateway.yaml" "${LOG}"
+  ! grep -q -- "ingress-nginx" "${LOG}"
+  grep -q -- "curl .*-X PATCH .*https://gshare.example.com/api/v1/clusters/clu_abc" "${LOG}"
+  [ "$(line_of 'POST')" -lt "$(line_of 'PATCH')" ]
+  [ "$(line_of 'PATCH')" -lt "$(line_of 'operations/')" ]
+}
+
+@test "--gateway envoy without ENVOY_GATEWAY_CHART, or another gateway, changes nothing" {
+  attach --gateway envoy
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"ENVOY_GATEWAY_CHART"* ]]
+  [ ! -s "${LOG}" ]
+  attach --gateway traefik
+  [ "${status}" -eq 2 ]
+  [[ "${stderr}" == *"--gateway takes envoy"* ]]
+  [ ! -s "${LOG}" ]
+}
+
+@test "a refused routing change after the registration says why" {
+  touch "${STATE}/patch-refused"
+  ENVOY_GATEWAY_CHART=oci://registry.example.com/envoyproxy/gateway-helm attach --gateway envoy
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"could not set clu_abc's session routing to gateway-api (422)"* ]]
 }
