@@ -60,6 +60,9 @@ class RenderedChartOnSimulatorTest {
       }
     }
     assertThat(kept).as("rendered objects").hasSizeGreaterThan(5);
+    for (String doc : kept) {
+      assertThat(unknownFields(doc)).as("fields the Kubernetes schema does not have in\n%s", doc).isEmpty();
+    }
     Path manifest = Files.writeString(dir.resolve("chart.yaml"), String.join("\n---\n", kept));
 
     try (SimulatedCluster sim = SimulatedCluster.start(SimulatedCluster.defaultSeed(),
@@ -83,6 +86,77 @@ class RenderedChartOnSimulatorTest {
     if (valuesFile.endsWith("dockerhub.yaml")) {
       assertThat(skipped).containsExactly("ExternalSecret");
     }
+  }
+
+  /**
+   * An offline schema check: the object read into fabric8's Kubernetes model (generated from the API's OpenAPI
+   * schemas; a wrong type fails the read), then every place where a field landed in a model class's
+   * {@code additionalProperties} instead of a field of its own, i.e. a field the schema does not have.
+   */
+  static List<String> unknownFields(String yaml) {
+    Object object = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(yaml);
+    assertThat(object).as("a typed Kubernetes object").isNotInstanceOf(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+    List<String> unknown = new ArrayList<>();
+    walk(object, "", unknown, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    return unknown;
+  }
+
+  private static void walk(Object value, String path, List<String> unknown, Set<Object> seen) {
+    if (value == null || !seen.add(value)) {
+      return;
+    }
+    if (value instanceof java.util.Collection<?> items) {
+      int i = 0;
+      for (Object item : items) {
+        walk(item, path + "[" + i++ + "]", unknown, seen);
+      }
+      return;
+    }
+    if (value instanceof java.util.Map<?, ?> map) {
+      map.forEach((k, v) -> walk(v, path + "." + k, unknown, seen));
+      return;
+    }
+    if (!value.getClass().getName().startsWith("io.fabric8.kubernetes.api.model")) {
+      return;
+    }
+    for (Class<?> type = value.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
+      for (java.lang.reflect.Field field : type.getDeclaredFields()) {
+        if (java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+          continue;
+        }
+        field.setAccessible(true);
+        Object child;
+        try {
+          child = field.get(value);
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException(e);
+        }
+        if (field.getName().equals("additionalProperties") && child instanceof java.util.Map<?, ?> extra) {
+          extra.keySet().forEach(k -> unknown.add(path + "." + k));
+        } else if (!(value instanceof io.fabric8.kubernetes.api.model.IntOrString)
+            && !(value instanceof io.fabric8.kubernetes.api.model.Quantity)) {
+          walk(child, path + "." + field.getName(), unknown, seen);
+        }
+      }
+    }
+  }
+
+  @Test
+  void theSchemaCheckFindsAMisspeltField() {
+    assertThat(unknownFields("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: x}
+        spec:
+          selector: {matchLabels: {a: b}}
+          template:
+            metadata: {labels: {a: b}}
+            spec:
+              containers:
+                - name: api
+                  image: registry.example.com/x:1
+                  readinesProbe: {httpGet: {path: /healthz, port: 8080}}
+        """)).containsExactly(".spec.template.spec.containers[0].readinesProbe");
   }
 
   private static String run(List<String> command, String input) throws IOException, InterruptedException {
