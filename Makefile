@@ -27,7 +27,7 @@ IMAGE_CHECKS = hack/check-image.py api/target/jib-image.tar --main-class io.gsha
 	hack/check-image.py cluster-worker/target/jib-image.tar --main-class io.gshare.clusterworker.ClusterWorkerMain --title gshare-cluster-worker
 
 images: ## build the api and cluster-worker images (Jib, no Docker daemon) as api/target/jib-image.tar and cluster-worker/target/jib-image.tar, on the pinned base (needs its registry)
-	$(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am
+	$(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am || { echo "images: the build failed (above); if the pinned base could not be fetched because no registry is reachable, make images-local builds the same images on an empty base to check their configuration" >&2; exit 1; }
 	$(IMAGE_CHECKS)
 
 images-local: ## the same images on an empty base (no Java runtime: for checking the images' configuration where no registry is reachable)

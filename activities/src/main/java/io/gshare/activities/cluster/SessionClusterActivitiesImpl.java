@@ -268,7 +268,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     // without the Gateway API or Envoy Gateway the kinds are not served: nothing to remove.
     for (var type : java.util.List.of(SessionObjects.SECURITY_POLICY, SessionObjects.HTTP_ROUTE)) {
       try {
-        client.genericKubernetesResources(type).inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+        client.genericKubernetesResources(context(type)).inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
       } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
         if (e.getCode() != 404) {
           throw e;
@@ -291,10 +291,15 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     return checkpointClient;
   }
 
-  private void applyGeneric(io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext type,
-      io.fabric8.kubernetes.api.model.GenericKubernetesResource object) {
-    client.genericKubernetesResources(type).inNamespace(SessionObjects.NAMESPACE).resource(object)
+  private void applyGeneric(SessionObjects.Kind type, io.fabric8.kubernetes.api.model.GenericKubernetesResource object) {
+    client.genericKubernetesResources(context(type)).inNamespace(SessionObjects.NAMESPACE).resource(object)
         .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  /** The client's description of a kind the model names, with its plural: no discovery round trip. */
+  public static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context(SessionObjects.Kind type) {
+    return new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder().withGroup(type.group())
+        .withVersion(type.version()).withKind(type.kind()).withPlural(type.plural()).withNamespaced(true).build();
   }
 
   private void apply(HasMetadata object) {

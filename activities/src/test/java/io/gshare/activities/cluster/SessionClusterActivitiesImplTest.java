@@ -79,25 +79,25 @@ class SessionClusterActivitiesImplTest {
 
     assertThat(client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get())
         .isNull();
-    var route = client.genericKubernetesResources(SessionObjects.HTTP_ROUTE).inNamespace(SessionObjects.NAMESPACE)
+    var route = client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.HTTP_ROUTE)).inNamespace(SessionObjects.NAMESPACE)
         .withName("gshare-ses-g").get();
     assertThat(route.getAdditionalProperties().get("spec").toString())
         .contains("name=gshare, namespace=envoy-gateway-system", "hostnames=[gshare.lab.example.com]",
             "value=/s/ses_g", "port=8888");
-    var policy = client.genericKubernetesResources(SessionObjects.SECURITY_POLICY).inNamespace(SessionObjects.NAMESPACE)
+    var policy = client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.SECURITY_POLICY)).inNamespace(SessionObjects.NAMESPACE)
         .withName("gshare-ses-g").get();
     assertThat(policy.getAdditionalProperties().get("spec").toString())
         .contains("kind=HTTPRoute", "name=gshare-ses-g", "path=/internal/connect/verify", "cookie", "authorization");
-    var backend = client.genericKubernetesResources(SessionObjects.BACKEND).inNamespace(SessionObjects.NAMESPACE)
+    var backend = client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.BACKEND)).inNamespace(SessionObjects.NAMESPACE)
         .withName(SessionObjects.AUTH_BACKEND).get();
     assertThat(backend.getAdditionalProperties().get("spec").toString()).contains("hostname=gshare.example.com", "port=443");
 
     activities.deleteObjects("ses_g");
-    assertThat(client.genericKubernetesResources(SessionObjects.HTTP_ROUTE).inNamespace(SessionObjects.NAMESPACE)
+    assertThat(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.HTTP_ROUTE)).inNamespace(SessionObjects.NAMESPACE)
         .withName("gshare-ses-g").get()).isNull();
-    assertThat(client.genericKubernetesResources(SessionObjects.SECURITY_POLICY).inNamespace(SessionObjects.NAMESPACE)
+    assertThat(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.SECURITY_POLICY)).inNamespace(SessionObjects.NAMESPACE)
         .withName("gshare-ses-g").get()).isNull();
-    assertThat(client.genericKubernetesResources(SessionObjects.BACKEND).inNamespace(SessionObjects.NAMESPACE)
+    assertThat(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.BACKEND)).inNamespace(SessionObjects.NAMESPACE)
         .withName(SessionObjects.AUTH_BACKEND).get()).as("shared by the cluster's sessions").isNotNull();
   }
 

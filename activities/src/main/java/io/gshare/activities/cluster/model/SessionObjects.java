@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.gshare.workflows.session.SessionRoute;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.gshare.workflows.kube.Annotations;
@@ -217,25 +216,20 @@ public final class SessionObjects {
   // Gateway, an Envoy Gateway SecurityPolicy asking the control plane (extAuth), and one Backend naming the
   // control plane's address in the sessions' namespace (Envoy Gateway's Backend API must be enabled).
 
-  public static final ResourceDefinitionContext HTTP_ROUTE = context("gateway.networking.k8s.io", "v1", "HTTPRoute",
-      "httproutes");
-  public static final ResourceDefinitionContext SECURITY_POLICY = context("gateway.envoyproxy.io", "v1alpha1",
-      "SecurityPolicy", "securitypolicies");
-  public static final ResourceDefinitionContext BACKEND = context("gateway.envoyproxy.io", "v1alpha1", "Backend",
-      "backends");
+  /** A namespaced kind gShare writes without a typed model (the client needs its plural, not discovery). */
+  public record Kind(String group, String version, String kind, String plural) {}
+
+  public static final Kind HTTP_ROUTE = new Kind("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes");
+  public static final Kind SECURITY_POLICY = new Kind("gateway.envoyproxy.io", "v1alpha1", "SecurityPolicy",
+      "securitypolicies");
+  public static final Kind BACKEND = new Kind("gateway.envoyproxy.io", "v1alpha1", "Backend", "backends");
   /** The Backend every session's SecurityPolicy sends its check to. */
   public static final String AUTH_BACKEND = "gshare-control-plane";
 
-  private static ResourceDefinitionContext context(String group, String version, String kind, String plural) {
-    return new ResourceDefinitionContext.Builder().withGroup(group).withVersion(version).withKind(kind)
-        .withPlural(plural).withNamespaced(true).build();
-  }
-
-  private static GenericKubernetesResource generic(ResourceDefinitionContext type, String name, Labels labels,
-      Map<String, Object> spec) {
+  private static GenericKubernetesResource generic(Kind type, String name, Labels labels, Map<String, Object> spec) {
     GenericKubernetesResource object = new GenericKubernetesResource();
-    object.setApiVersion(type.getGroup() + "/" + type.getVersion());
-    object.setKind(type.getKind());
+    object.setApiVersion(type.group() + "/" + type.version());
+    object.setKind(type.kind());
     object.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE)
         .withLabels(labels.toMap()).build());
     object.setAdditionalProperty("spec", spec);
