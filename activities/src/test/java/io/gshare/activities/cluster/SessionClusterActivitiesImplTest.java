@@ -79,18 +79,29 @@ class SessionClusterActivitiesImplTest {
 
     assertThat(client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get())
         .isNull();
-    var route = client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.HTTP_ROUTE)).inNamespace(SessionObjects.NAMESPACE)
-        .withName("gshare-ses-g").get();
-    assertThat(route.getAdditionalProperties().get("spec").toString())
-        .contains("name=gshare, namespace=envoy-gateway-system", "hostnames=[gshare.lab.example.com]",
-            "value=/s/ses_g", "port=8888");
-    var policy = client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.SECURITY_POLICY)).inNamespace(SessionObjects.NAMESPACE)
-        .withName("gshare-ses-g").get();
-    assertThat(policy.getAdditionalProperties().get("spec").toString())
-        .contains("kind=HTTPRoute", "name=gshare-ses-g", "path=/internal/connect/verify", "cookie", "authorization");
-    var backend = client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.BACKEND)).inNamespace(SessionObjects.NAMESPACE)
-        .withName(SessionObjects.AUTH_BACKEND).get();
-    assertThat(backend.getAdditionalProperties().get("spec").toString()).contains("hostname=gshare.example.com", "port=443");
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    var route = json.valueToTree(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(
+        SessionObjects.HTTP_ROUTE)).inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get()
+        .getAdditionalProperties().get("spec"));
+    assertThat(route.at("/parentRefs/0/name").asText()).isEqualTo("gshare");
+    assertThat(route.at("/parentRefs/0/namespace").asText()).isEqualTo("envoy-gateway-system");
+    assertThat(route.at("/hostnames/0").asText()).isEqualTo("gshare.lab.example.com");
+    assertThat(route.at("/rules/0/matches/0/path/value").asText()).isEqualTo("/s/ses_g");
+    assertThat(route.at("/rules/0/backendRefs/0/name").asText()).isEqualTo("gshare-ses-g");
+    assertThat(route.at("/rules/0/backendRefs/0/port").asInt()).isEqualTo(8888);
+    var policy = json.valueToTree(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(
+        SessionObjects.SECURITY_POLICY)).inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get()
+        .getAdditionalProperties().get("spec"));
+    assertThat(policy.at("/targetRefs/0/kind").asText()).isEqualTo("HTTPRoute");
+    assertThat(policy.at("/targetRefs/0/name").asText()).isEqualTo("gshare-ses-g");
+    assertThat(policy.at("/extAuth/http/path").asText()).isEqualTo("/internal/connect/verify");
+    assertThat(policy.at("/extAuth/http/backendRefs/0/name").asText()).isEqualTo(SessionObjects.AUTH_BACKEND);
+    assertThat(policy.at("/extAuth/headersToExtAuth").toString()).contains("cookie", "authorization");
+    var backend = json.valueToTree(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(
+        SessionObjects.BACKEND)).inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.AUTH_BACKEND).get()
+        .getAdditionalProperties().get("spec"));
+    assertThat(backend.at("/endpoints/0/fqdn/hostname").asText()).isEqualTo("gshare.example.com");
+    assertThat(backend.at("/endpoints/0/fqdn/port").asInt()).isEqualTo(443);
 
     activities.deleteObjects("ses_g");
     assertThat(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(SessionObjects.HTTP_ROUTE)).inNamespace(SessionObjects.NAMESPACE)
