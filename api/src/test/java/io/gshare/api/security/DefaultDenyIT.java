@@ -16,7 +16,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 /** Default-deny: no token opens anything but the three paths the seeds need; roles before bodies. */
 class DefaultDenyIT extends ApiIntegrationTest {
 
-  private static final Set<String> OPEN = Set.of(OpenPaths.HEALTHZ, OpenPaths.INTERNAL_JWKS, OpenPaths.CONNECT_VERIFY);
+  // The verify paths give their own verdicts (ConnectVerifyIT): the ingress-nginx shape and Envoy Gateway's.
+  private static final Set<String> OPEN = Set.of(OpenPaths.HEALTHZ, OpenPaths.INTERNAL_JWKS, OpenPaths.CONNECT_VERIFY,
+      OpenPaths.CONNECT_VERIFY + "/**");
 
   @Autowired ObjectMapper json;
   @Autowired @Qualifier("requestMappingHandlerMapping") RequestMappingHandlerMapping mappings;
@@ -51,6 +53,9 @@ class DefaultDenyIT extends ApiIntegrationTest {
     HttpResponse<String> verify = get(OpenPaths.CONNECT_VERIFY, null);
     assertThat(verify.statusCode()).isEqualTo(401);
     assertThat(verify.body()).isEmpty();
+    HttpResponse<String> envoyShape = get(OpenPaths.CONNECT_VERIFY + "/s/ses_x/lab", null);
+    assertThat(envoyShape.statusCode()).isEqualTo(401);
+    assertThat(envoyShape.body()).isEmpty();
   }
 
   @Test
