@@ -21,6 +21,7 @@
 #                      (ENVOY_GATEWAY_CHART) and the Gateway envoy-gateway-system/gshare, and sets the cluster's
 #                      session_routing to gateway-api
 #   --no-wait          print the operation and return without following it
+# Run it again after a failure at any step: a cluster an earlier run registered is attached again, not refused.
 #
 # Environment:
 #   GSHARE_TOKEN        an admin API token; when unset, hack/bootstrap-superadmin.sh --cluster prints one
@@ -52,7 +53,7 @@ info() { printf 'attach-cluster: %s\n' "$*" >&2; }
 fatal() { printf 'attach-cluster: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '7,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 usage_error() {
@@ -206,7 +207,20 @@ register() {
   status="${answer##*$'\n'}"
   answer="${answer%$'\n'*}"
   if [ "${status}" = 409 ]; then
-    fatal "the control plane refused the registration (409): $(json_field detail "${answer}"); to attach an existing cluster again: POST ${control_plane}/api/v1/clusters/<id>/attach"
+    # Registered by an earlier run: attach that cluster again (converges whatever step the last run reached).
+    local existing
+    existing="$(json_field cluster_id "${answer}")"
+    [ -n "${existing}" ] \
+      || fatal "the control plane refused the registration (409): $(json_field detail "${answer}"); to attach an existing cluster again: POST ${control_plane}/api/v1/clusters/<id>/attach"
+    info "${name} is already registered as ${existing}: attaching it again"
+    answer="$(api POST "${control_plane}/api/v1/clusters/${existing}/attach" "{}")"
+    status="${answer##*$'\n'}"
+    answer="${answer%$'\n'*}"
+    if [ "${status}" = 409 ]; then
+      info "an attach of ${existing} is already running: following it"
+      printf '{"cluster":{"id":"%s"},"operation":{"id":"cluster-attach-%s"}}' "${existing}" "${existing}"
+      return 0
+    fi
   fi
   [ "${status}" = 202 ] || fatal "the control plane answered ${status}: $(json_field detail "${answer}")"
   printf '%s' "${answer}"

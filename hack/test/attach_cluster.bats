@@ -37,7 +37,11 @@ printf 'curl %s\n' "$*" >>"${LOG}"
 case "$*" in
   *"POST"*"/api/v1/clusters"*)
     if [ -f "${STATE}/conflict" ]; then printf '{"detail":"a cluster named lab-c2 is already registered"}\n409'; exit 0; fi
+    if [ -f "${STATE}/registered" ]; then printf '{"detail":"a cluster named lab-c2 is already registered as clu_abc","cluster_id":"clu_abc"}\n409'; exit 0; fi
     printf '{"cluster":{"id":"clu_abc","status":"pending"},"operation":{"id":"cluster-attach-clu_abc"}}\n202' ;;
+  *"POST"*"/api/v1/clusters/clu_abc/attach"*)
+    if [ -f "${STATE}/attach-running" ]; then printf '{"detail":"an attach of clu_abc is running"}\n409'; exit 0; fi
+    printf '{"cluster":{"id":"clu_abc","status":"attaching"},"operation":{"id":"cluster-attach-clu_abc"}}\n202' ;;
   *"PATCH"*"/api/v1/clusters/clu_abc"*)
     if [ -f "${STATE}/patch-refused" ]; then printf '{"detail":"session_gateway must name the cluster Gateway"}\n422'; exit 0; fi
     printf '{"id":"clu_abc","session_routing":"gateway-api"}\n200' ;;
@@ -225,4 +229,28 @@ csi_values() {
   ENVOY_GATEWAY_CHART=oci://registry.example.com/envoyproxy/gateway-helm attach --gateway envoy
   [ "${status}" -eq 1 ]
   [[ "${stderr}" == *"could not set clu_abc's session routing to gateway-api (422)"* ]]
+}
+
+@test "a re-run after the registration attaches the registered cluster again and converges" {
+  attach
+  [ "${status}" -eq 0 ]
+  touch "${STATE}/registered"
+  : >"${LOG}"
+  rm -f "${STATE}/polls"
+  attach
+  [ "${status}" -eq 0 ]
+  [ "${output}" = "clu_abc" ]
+  [[ "${stderr}" == *"already registered as clu_abc: attaching it again"* ]]
+  grep -q -- "curl .*-X POST .*https://gshare.example.com/api/v1/clusters/clu_abc/attach" "${LOG}"
+  grep -q -- "/api/v1/operations/cluster-attach-clu_abc" "${LOG}"
+  # The runtime steps ran again as upgrades (idempotent), in the same order.
+  grep -q -- "upgrade --install hami" "${LOG}"
+}
+
+@test "a re-run while the attach still runs follows that attach" {
+  touch "${STATE}/registered" "${STATE}/attach-running"
+  attach
+  [ "${status}" -eq 0 ]
+  [[ "${stderr}" == *"an attach of clu_abc is already running: following it"* ]]
+  grep -q -- "/api/v1/operations/cluster-attach-clu_abc" "${LOG}"
 }

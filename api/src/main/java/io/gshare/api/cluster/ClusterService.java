@@ -81,7 +81,12 @@ public class ClusterService {
           blankToNull(checkpointRegistry), toJson(storageSettings));
     } catch (org.springframework.dao.DuplicateKeyException taken) {
       // The live-name unique index decides, so two registrations racing get one 409, not a 500.
-      throw new GshareException(ProblemCode.CONFLICT, "a cluster named " + name + " is already registered");
+      // cluster_id lets a re-run of hack/attach-cluster.sh attach that cluster again instead of stopping here.
+      Map<String, Object> existing = clusters.liveIdByName(name).<Map<String, Object>>map(c -> Map.of("cluster_id", c))
+          .orElse(Map.of());
+      throw new GshareException(ProblemCode.CONFLICT, "a cluster named " + name + " is already registered"
+          + (existing.isEmpty() ? "" : " as " + existing.get("cluster_id") + ": POST /api/v1/clusters/"
+              + existing.get("cluster_id") + "/attach attaches it again"), existing);
     }
     return new Started(clusters.findById(id).orElseThrow(), startAttach(caller, id));
   }

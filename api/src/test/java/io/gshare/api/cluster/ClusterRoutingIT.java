@@ -35,6 +35,18 @@ class ClusterRoutingIT extends ApiIntegrationTest {
   }
 
   @Test
+  void registeringANameAgainAnswers409WithTheClusterToAttachAgain() throws Exception {
+    String kubeconfig = java.nio.file.Files.readString(simulatedCluster().writeKubeconfig(
+        java.nio.file.Files.createTempFile("again", ".kubeconfig")));
+    HttpResponse<String> again = post("/api/v1/clusters", json.writeValueAsString(java.util.Map.of(
+        "name", cluster.replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", "again.example.com")), admin);
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
+    // hack/attach-cluster.sh reads cluster_id to attach that cluster again on a re-run.
+    assertThat(json.readTree(again.body()).path("cluster_id").asText()).isEqualTo(cluster);
+    assertThat(json.readTree(again.body()).path("detail").asText()).contains("/api/v1/clusters/" + cluster + "/attach");
+  }
+
+  @Test
   void gatewayApiNeedsTheGatewayAndBadInputChangesNothing() throws Exception {
     JsonNode before = json.readTree(get("/api/v1/clusters/" + cluster, admin).body());
     assertThat(before.path("session_routing").asText()).isEqualTo("ingress-nginx");

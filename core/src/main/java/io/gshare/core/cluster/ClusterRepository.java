@@ -76,6 +76,12 @@ public class ClusterRepository {
         .param("id", id).param("prometheus", prometheusUrl).param("hami", hamiMonitorUrl).update();
   }
 
+  /** The id of the cluster not detached that has this name, if any. */
+  public Optional<String> liveIdByName(String name) {
+    return jdbc.sql("select id from clusters where name = :name and status <> 'detached' order by created_at desc limit 1")
+        .param("name", name).query(String.class).optional();
+  }
+
   /** Sets how the cluster routes session URLs ({@code ingress-nginx} or {@code gateway-api} with its Gateway). */
   public void updateSessionRouting(String id, String routing, String gateway) {
     jdbc.sql("update clusters set session_routing = :routing, session_gateway = :gateway where id = :id")
