@@ -20,13 +20,17 @@ public final class ExternalSignals {
     try {
       send.run();
       return true;
-    } catch (SignalExternalWorkflowException gone) {
-      return false;
-    } catch (ApplicationFailure failure) {
-      if (NOT_FOUND.equals(failure.getType())) {
+    } catch (SignalExternalWorkflowException | ApplicationFailure failure) {
+      if (isGone(failure)) {
         return false;
       }
       throw failure;
     }
+  }
+
+  /** Whether a signal failed because its target workflow is not running. */
+  public static boolean isGone(RuntimeException failure) {
+    return failure instanceof SignalExternalWorkflowException
+        || failure instanceof ApplicationFailure application && NOT_FOUND.equals(application.getType());
   }
 }
