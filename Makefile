@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell test-images images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal
+.PHONY: help build dev test test-java test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -23,22 +23,44 @@ test: tools test-java test-shell test-images ## run every test: unit, integratio
 test-java: ## Maven unit (*Test) and integration (*IT) tests
 	$(MVN) verify
 
-IMAGE_CHECKS = hack/check-image.py api/target/jib-image.tar --main-class io.gshare.api.GshareApiApplication --port 8080 --port 9090 --title gshare-api && \
-	hack/check-image.py cluster-worker/target/jib-image.tar --main-class io.gshare.clusterworker.ClusterWorkerMain --title gshare-cluster-worker
+# The images' base: pinned (the digest in pom.xml; needs its registry), local (a Java 17 runtime jlinked from this
+# machine's JDK by hack/base-image.py, for machines no registry answers), or auto (pinned, else local, saying so).
+IMAGE_BASE ?= auto
+LOCAL_BASE = .tools/base/gshare-jre17.tar
+JIB = $(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am
+JIB_LOCAL = $(JIB) -Dgshare.image.base=tar://$(CURDIR)/$(LOCAL_BASE) -Dgshare.image.base.name=gshare-local-jre17
+# The configuration and contents of both tarballs, then each entrypoint run from the unpacked layers (chroot, as
+# the image's user; skipped with a note when not root): the api's sign-internal-jwt without arguments must print its usage and exit 2, the worker's
+# --help its environment.
+IMAGE_CHECKS = hack/check-image.py api/target/jib-image.tar --main-class io.gshare.api.GshareApiApplication --port 8080 --port 9090 --title gshare-api \
+	  --run=sign-internal-jwt --expect-exit 2 --expect-output "usage: gshare-api sign-internal-jwt" && \
+	hack/check-image.py cluster-worker/target/jib-image.tar --main-class io.gshare.clusterworker.ClusterWorkerMain --title gshare-cluster-worker \
+	  --run=--help --expect-output GSHARE_CLUSTER_ID
 
-images: ## build the api and cluster-worker images (Jib, no Docker daemon) as api/target/jib-image.tar and cluster-worker/target/jib-image.tar, on the pinned base (needs its registry)
-	$(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am || { echo "images: the build failed (above); if the pinned base could not be fetched because no registry is reachable, make images-local builds the same images on an empty base to check their configuration" >&2; exit 1; }
+base-image: ## build the local base image (.tools/base/gshare-jre17.tar): a Java 17 runtime jlinked from this machine's JDK
+	python3 hack/base-image.py $(LOCAL_BASE)
+
+images: ## build the api and cluster-worker images (Jib, no Docker daemon) as api/target/jib-image.tar and cluster-worker/target/jib-image.tar, and check them; IMAGE_BASE=pinned|local|auto (default: the pinned base, else the local one)
+	@case "$(IMAGE_BASE)" in \
+	  pinned) $(JIB) ;; \
+	  local) $(MAKE) --no-print-directory base-image && $(JIB_LOCAL) ;; \
+	  auto) $(JIB) -Djib.httpTimeout=10000 || { \
+	    echo "images: the pinned base (pom.xml gshare.image.base) could not be fetched; building on the local base instead (a Java 17 runtime jlinked from this machine's JDK; the images' org.opencontainers.image.base.name label says gshare-local-jre17). IMAGE_BASE=pinned makes this an error." >&2; \
+	    $(MAKE) --no-print-directory base-image && $(JIB_LOCAL); } ;; \
+	  *) echo "usage: make images [IMAGE_BASE=pinned|local|auto]" >&2; exit 2 ;; \
+	esac
 	$(IMAGE_CHECKS)
 
-images-local: ## the same images on an empty base (no Java runtime: for checking the images' configuration where no registry is reachable)
-	$(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am -Dgshare.image.base=scratch
+images-local: base-image ## the same images on the local base only (no registry is tried), checked and run
+	$(JIB_LOCAL)
 	$(IMAGE_CHECKS)
 
-images-push: ## push the images: REG=registry.example.com/gshare make images-push (registry credentials from docker's config or a credential helper)
+images-push: ## push the images: REG=registry.example.com/gshare make images-push (registry credentials from docker's config or a credential helper); on the pinned base unless IMAGE_BASE=local
 	@if [ -z "$(REG)" ]; then echo "usage: REG=<registry>[/path] make images-push" >&2; exit 2; fi
-	$(MVN) -q -Pimages -DskipTests package jib:build -pl api,cluster-worker -am -Dgshare.image.registry=$(REG)
+	@if [ "$(IMAGE_BASE)" = local ]; then $(MAKE) --no-print-directory base-image && $(JIB_LOCAL) jib:build -Dgshare.image.registry=$(REG); \
+	 else $(JIB) jib:build -Dgshare.image.registry=$(REG); fi
 
-test-images: images-local ## build the images on an empty base and check their configuration (entrypoint, user, ports, labels, contents)
+test-images: images-local ## build the images on the local base, check their configuration (entrypoint, user, ports, labels, contents) and run each entrypoint
 
 test-shell: ## shellcheck and bats over hack/
 	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi

@@ -2,17 +2,26 @@
 """Checks an image tarball that `make images` (Jib's buildTar) wrote: its configuration and its contents.
 
 Usage: hack/check-image.py TARBALL --main-class CLASS [--port N ...] [--title TITLE] [--version VERSION]
+                            [--run=ARGS --expect-exit N --expect-output TEXT]
 
 Checks: the entrypoint runs java on the Jib classpath with CLASS; the user is not root; exactly the given
 ports are exposed; the OCI labels title, version and base name are set; the layers hold the classpath and
-main-class files, CLASS itself and the dependency jars. Prints what it checked; exits 1 on the first
-mismatch (with the reason), 2 on a usage error.
+main-class files, CLASS itself and the dependency jars. With --run (as root, on an image with a base), it
+unpacks the layers and runs the image's entrypoint with the given arguments the way a runtime would: chrooted
+into them, as the image's user, in its working directory, with its environment; the exit code and a text of
+the output must match. Prints what it checked; exits 1 on the first mismatch (with the reason), 2 on a usage
+error.
 """
 import argparse
 import io
 import json
+import os
+import shlex
+import shutil
+import subprocess
 import sys
 import tarfile
+import tempfile
 
 
 def fail(message):
@@ -26,6 +35,52 @@ def layer_paths(image, layer_name):
         return {m.name.lstrip("./") for m in layer.getmembers()}
 
 
+def run_entrypoint(image, manifest, c, arguments, expect_exit, expect_output):
+    """Runs the entrypoint with ARGUMENTS inside the unpacked layers, as the image's user."""
+    if os.geteuid() != 0:
+        print("check-image: --run skipped: chroot needs root", file=sys.stderr)
+        return "not run (not root)"
+    root = tempfile.mkdtemp(prefix="gshare-image-")
+    os.chmod(root, 0o755)  # it becomes the image user's /
+    try:
+        for layer_name in manifest["Layers"]:
+            data = image.extractfile(layer_name).read()
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as layer:
+                layer.extractall(root, filter="tar" if hasattr(tarfile, "tar_filter") else None)
+        # A runtime mounts /proc; the JVM's loader needs it to resolve $ORIGIN in its library path.
+        proc = os.path.join(root, "proc")
+        os.makedirs(proc, exist_ok=True)
+        mounted = subprocess.run(["mount", "-t", "proc", "proc", proc], capture_output=True).returncode == 0
+        uid, _, gid = str(c.get("User")).partition(":")
+        env = dict(e.split("=", 1) for e in c.get("Env") or [])
+        env.setdefault("PATH", "/usr/bin:/bin")
+        workdir = c.get("WorkingDir") or "/"
+
+        def enter():
+            os.chroot(root)
+            os.chdir(workdir)
+            os.setgroups([])
+            os.setgid(int(gid or uid))
+            os.setuid(int(uid))
+
+        try:
+            done = subprocess.run(list(c["Entrypoint"]) + list(arguments), env=env, preexec_fn=enter,
+                                  capture_output=True, text=True, timeout=120)
+        except FileNotFoundError:
+            fail(f"{c['Entrypoint'][0]} is not on the image's PATH {env['PATH']} (an image without a base?)")
+        finally:
+            if mounted:
+                subprocess.run(["umount", proc], capture_output=True)
+        output = done.stdout + done.stderr
+        if done.returncode != expect_exit:
+            fail(f"{' '.join(arguments)} exited {done.returncode}, expected {expect_exit}: {output.strip()[-2000:]}")
+        if expect_output and expect_output not in output:
+            fail(f"{' '.join(arguments)} printed no {expect_output!r}: {output.strip()[-2000:]}")
+        return f"ran {' '.join(arguments) or '(no arguments)'} as {c.get('User')}: exit {done.returncode}"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(prog="hack/check-image.py", description=__doc__.splitlines()[0])
     parser.add_argument("tarball")
@@ -33,6 +88,11 @@ def main():
     parser.add_argument("--port", type=int, action="append", default=[])
     parser.add_argument("--title")
     parser.add_argument("--version")
+    parser.add_argument("--run", metavar="ARGS",
+                        help="run the entrypoint with these arguments (one string, split as a shell would; "
+                             "--run=--help) in a chroot of the layers")
+    parser.add_argument("--expect-exit", type=int, default=0)
+    parser.add_argument("--expect-output", default="")
     args = parser.parse_args()
 
     try:
@@ -75,10 +135,14 @@ def main():
         jars = sorted(p for p in paths if p.startswith("app/libs/") and p.endswith(".jar"))
         if len(jars) < 10:
             fail(f"only {len(jars)} dependency jars under /app/libs")
+        ran = None
+        if args.run is not None:
+            ran = run_entrypoint(image, manifest, c, shlex.split(args.run), args.expect_exit, args.expect_output)
 
     print(f"check-image: {args.tarball}: entrypoint {' '.join(entrypoint)}; user {user}; ports {ports}; "
           f"{labels['org.opencontainers.image.title']} {labels['org.opencontainers.image.version']} on "
-          f"{labels['org.opencontainers.image.base.name']}; {len(manifest['Layers'])} layers, {len(jars)} jars")
+          f"{labels['org.opencontainers.image.base.name']}; {len(manifest['Layers'])} layers, {len(jars)} jars"
+          + (f"; {ran}" if ran else ""))
 
 
 if __name__ == "__main__":
