@@ -124,7 +124,7 @@ is_loopback() {
   [[ "${host}" =~ ^127\.[0-9]+\.[0-9]+\.[0-9]+$ ]] && return 0
   [[ "${host}" =~ ^::ffff:127\. ]] && return 0
   case "${host}" in
-    localhost|*.localhost|::1|0:0:0:0:0:0:0:1|0.0.0.0|::) return 0 ;;
+    localhost|localhost.localdomain|*.localhost|::1|0:0:0:0:0:0:0:1|0.0.0.0|::) return 0 ;;
   esac
   return 1
 }

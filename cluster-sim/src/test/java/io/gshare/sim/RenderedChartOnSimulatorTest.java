@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The chart charts/gshare, rendered by the real helm ({@code .tools/bin/helm}) with each values file, applied
  * to the simulator with the real kubectl: every object the simulator's API serves is accepted; the only ones
  * left out are those of operators a production cluster installs first (CloudNativePG, external-secrets),
- * which the simulator does not serve. hack/test/chart.bats checks what the objects say.
+ * which the simulator does not serve; those are checked against the operators' own CRD schemas instead
+ * ({@link CrdSchemas}). hack/test/chart.bats checks what the objects say.
  */
 class RenderedChartOnSimulatorTest {
 
@@ -45,7 +46,12 @@ class RenderedChartOnSimulatorTest {
     if (!valuesFile.isEmpty()) {
       helm.addAll(List.of("-f", repo.resolve(valuesFile).toString()));
     }
+    if (valuesFile.isEmpty()) {
+      // the in-cluster database as a CloudNativePG Cluster instead of the demo StatefulSet
+      helm.addAll(List.of("--set", "database.incluster.cloudnativepg=true"));
+    }
     String rendered = run(helm, null);
+    CrdSchemas crds = new CrdSchemas(repo.resolve(".tools/crds"));
     List<String> kept = new ArrayList<>();
     Set<String> skipped = new TreeSet<>();
     for (String doc : rendered.split("(?m)^---\\s*$")) {
@@ -55,6 +61,7 @@ class RenderedChartOnSimulatorTest {
       }
       if (OPERATOR_KINDS.contains(kind.group(1))) {
         skipped.add(kind.group(1));
+        assertThat(crds.violations(doc)).as("what the operator's CRD schema refuses in\n%s", doc).isEmpty();
       } else {
         kept.add(doc);
       }
@@ -85,7 +92,46 @@ class RenderedChartOnSimulatorTest {
     }
     if (valuesFile.endsWith("dockerhub.yaml")) {
       assertThat(skipped).containsExactly("ExternalSecret");
+    } else if (valuesFile.isEmpty()) {
+      assertThat(skipped).containsExactly("Cluster");
     }
+  }
+
+  @Test
+  void theCrdSchemaCheckFindsAMisspeltFieldAWrongTypeAndAnUnknownKind() {
+    CrdSchemas crds = new CrdSchemas(repoRoot().resolve(".tools/crds"));
+    assertThat(crds.violations("""
+        apiVersion: postgresql.cnpg.io/v1
+        kind: Cluster
+        metadata: {name: gshare-db}
+        spec:
+          instances: 1
+          storage: {size: 10Gi}
+        """)).isEmpty();
+    assertThat(crds.violations("""
+        apiVersion: postgresql.cnpg.io/v1
+        kind: Cluster
+        metadata: {name: gshare-db}
+        spec:
+          instancez: 1
+          storage: {size: 10Gi}
+        """)).containsExactly(
+        "$.spec: property 'instancez' is not defined in the schema and the schema does not allow additional properties",
+        "$.spec: required property 'instances' not found");
+    assertThat(crds.violations("""
+        apiVersion: external-secrets.io/v1
+        kind: ExternalSecret
+        metadata: {name: keys}
+        spec:
+          refreshInterval: 1h
+          secretStoreRef: {name: vault, kind: ClusterSecretStore}
+          target: {name: keys, creationPolicy: Sometimes}
+        """)).singleElement().asString().contains("creationPolicy");
+    assertThat(crds.violations("""
+        apiVersion: postgresql.cnpg.io/v9
+        kind: Cluster
+        metadata: {name: x}
+        """)).containsExactly("no CRD serves postgresql.cnpg.io/v9 Cluster");
   }
 
   /**
