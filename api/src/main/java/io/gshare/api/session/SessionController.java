@@ -49,7 +49,9 @@ class SessionController {
   /** @param next where the next page starts ({@code after=}); null on the last page */
   record SessionList(List<SessionRepository.Session> items, String next) {}
 
-  record NewSession(@NotBlank String offeringId, @NotBlank String imageId, String volumeId, @Size(max = 100) String name) {}
+  /** @param clusterId run on this cluster only (the console's cluster selector); absent: wherever placement chooses */
+  record NewSession(@NotBlank String offeringId, @NotBlank String imageId, String volumeId, @Size(max = 100) String name,
+      String clusterId) {}
 
   /**
    * @param costSoFar credits charged so far (minutes, settlements, minus refunds)
@@ -62,7 +64,7 @@ class SessionController {
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Start a session: admitted and placed now (409 unserviceable / insufficient_capacity / quota_exceeded, 402 insufficient_credits), created by its workflow")
   SessionDetail create(Caller.User caller, @Valid @RequestBody NewSession body) {
-    String id = service.create(caller, body.offeringId(), body.imageId(), body.volumeId(), body.name());
+    String id = service.create(caller, body.offeringId(), body.imageId(), body.volumeId(), body.name(), body.clusterId());
     // The workflow has only just started: its steps are followed with GET, not waited for here.
     return detail(caller, id, false);
   }

@@ -108,8 +108,13 @@ public class SessionService {
         + "/internal/connect/verify";
   }
 
-  /** Admits, places and starts a session; answers with its id. */
-  public String create(Caller.User caller, String offeringId, String imageId, String volumeId, String name) {
+  /** Admits, places (on {@code clusterId} only, when given) and starts a session; answers with its id. */
+  public String create(Caller.User caller, String offeringId, String imageId, String volumeId, String name,
+      String clusterId) {
+    if (clusterId != null && clusterRoutes.findById(clusterId).filter(c -> !"detached".equals(c.status())).isEmpty()) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "no cluster '" + clusterId
+          + "': cluster_id must name an attached cluster (GET /api/v1/clusters), or be left out to let placement choose");
+    }
     ImageRepository.Image image = images.findById(imageId).filter(ImageRepository.Image::active)
         .orElseThrow(() -> new GshareException(ProblemCode.VALIDATION_FAILED, "no active image '" + imageId + "'"));
     if (volumeId != null) {
@@ -123,7 +128,7 @@ public class SessionService {
     String sessionId = NewIds.next("ses");
     Placed placed;
     try {
-      placed = transactions.execute(tx -> place(caller, sessionId, offering, imageId, image, volumeId, name));
+      placed = transactions.execute(tx -> place(caller, sessionId, offering, imageId, image, volumeId, name, clusterId));
     } catch (DuplicateKeyException raced) {
       // Another create took the volume between the check above and this insert.
       refuseWhenVolumeInUse(volumeId);
@@ -153,7 +158,7 @@ public class SessionService {
 
   /** The session row, its GPUs and (with a volume) the claim its cluster will make: one transaction. */
   private Placed place(Caller.User caller, String sessionId, OfferingRepository.Offering offering, String imageId,
-      ImageRepository.Image image, String volumeId, String name) {
+      ImageRepository.Image image, String volumeId, String name, String clusterId) {
     // Waits for a delete of the volume in flight (and makes a later one wait for this session): a deleted
     // volume is never mounted, a mounted one never deleted.
     if (volumeId != null && !volumes.lockLive(volumeId)) {
@@ -163,7 +168,7 @@ public class SessionService {
         offering.gpuModel(), offering.mode(), offering.pricePerHour(), imageId, image.reference(), volumeId,
         WorkflowIds.session(sessionId)));
     PlacementService.Decision decision = placement.allocate(
-        new PlacementService.Request(sessionId, caller.userId(), offering.id()));
+        new PlacementService.Request(sessionId, caller.userId(), offering.id(), clusterId));
     GpuPlacement where = decision.placement();
     SessionRepository.ClusterTarget cluster = sessions.clusterTargetOf(where.clusterId());
     sessions.markPlaced(sessionId, where, cluster.name());

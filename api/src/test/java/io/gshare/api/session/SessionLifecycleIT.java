@@ -302,6 +302,20 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aSessionCreatedWithAClusterIdRunsOnThatCluster() throws Exception {
+    String token = tokenFor(userWithCredits("50"));
+    HttpResponse<String> created = post("/api/v1/sessions", """
+        {"offering_id":"%s","image_id":"%s","cluster_id":"%s"}""".formatted(wholeOffering, image, clusterId), token);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+    String id = json.readTree(created.body()).at("/session/id").asText();
+    JsonNode running = awaitState(id, "running");
+    assertThat(running.at("/session/cluster_id").asText()).isEqualTo(clusterId);
+    HttpResponse<String> ended = send("DELETE", "/api/v1/sessions/" + id, null, token);
+    assertThat(ended.statusCode()).as(ended.body()).isEqualTo(200);
+    assertThat(json.readTree(ended.body()).at("/session/state").asText()).isEqualTo("terminated");
+  }
+
+  @Test
   void aPodLostBehindGshareBackPausesTheSessionAndStopsItsBilling() throws Exception {
     String token = tokenFor(userWithCredits("100"));
     String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();

@@ -66,7 +66,13 @@ public class PlacementService {
   /** The same decision without writing anything: may this user start this offering now, and where. */
   @Transactional(readOnly = true)
   public Decision check(String userId, String offeringId) {
-    return decide(new Request(null, userId, offeringId), false);
+    return check(userId, offeringId, null);
+  }
+
+  /** {@link #check(String, String)} on one cluster only (null: any). */
+  @Transactional(readOnly = true)
+  public Decision check(String userId, String offeringId, String clusterId) {
+    return decide(new Request(null, userId, offeringId, clusterId), false);
   }
 
   /** Releases a session's GPUs (idempotent). */
@@ -133,7 +139,7 @@ public class PlacementService {
 
   private static String where(Request request, AllocationRepository.VolumeClusters mountable) {
     if (request.clusterId() != null) {
-      return " on the session's cluster " + request.clusterId();
+      return (request.sessionId() == null ? " on cluster " : " on the session's cluster ") + request.clusterId();
     }
     return mountable == null ? "" : " on a cluster that may mount your volume's storage pool"
         + (mountable.notReady().isEmpty() ? "" : " (its StorageClass is missing on " + String.join(", ",
