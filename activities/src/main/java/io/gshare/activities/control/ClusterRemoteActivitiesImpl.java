@@ -24,22 +24,28 @@ public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
   private final OperatorTokenSigner signer;
   private final WorkerDeployer deployer;
   private final OperatorTokenLedger ledger;
+  private final ClusterIdentityLedger identities;
 
   public ClusterRemoteActivitiesImpl(KubeconfigSource kubeconfigs, OperatorTokenSigner signer, WorkerDeployer deployer) {
-    this(kubeconfigs, signer, deployer, OperatorTokenLedger.NONE);
+    this(kubeconfigs, signer, deployer, OperatorTokenLedger.NONE, ClusterIdentityLedger.NONE);
   }
 
   public ClusterRemoteActivitiesImpl(KubeconfigSource kubeconfigs, OperatorTokenSigner signer, WorkerDeployer deployer,
-      OperatorTokenLedger ledger) {
+      OperatorTokenLedger ledger, ClusterIdentityLedger identities) {
     this.kubeconfigs = kubeconfigs;
     this.signer = signer;
     this.deployer = deployer;
     this.ledger = ledger;
+    this.identities = identities;
   }
 
   /** A client that fails fast: retries belong to the workflow, not to the activity. */
   KubernetesClient client(String clusterId) {
-    Config config = Config.fromKubeconfig(kubeconfigs.kubeconfig(clusterId));
+    return clientOf(kubeconfigs.kubeconfig(clusterId));
+  }
+
+  private static KubernetesClient clientOf(String kubeconfig) {
+    Config config = Config.fromKubeconfig(kubeconfig);
     config.setConnectionTimeout(5_000);
     config.setRequestTimeout(15_000);
     config.setRequestRetryBackoffLimit(0);
@@ -54,7 +60,33 @@ public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
 
   @Override
   public String probeApiserver(String clusterId) {
-    return withClient(clusterId, c -> c.getKubernetesVersion().getGitVersion());
+    return withClient(clusterId, c -> {
+      String version = c.getKubernetesVersion().getGitVersion();
+      String uid = kubeSystemUid(c);
+      if (uid != null) {
+        identities.seen(clusterId, uid);
+      }
+      return version;
+    });
+  }
+
+  /**
+   * Which cluster a kubeconfig reaches: the uid of its kube-system namespace (it lives as long as the cluster).
+   * Throws with the apiserver's or the connection's reason when the kubeconfig does not reach one.
+   */
+  public static String identityOf(String kubeconfig) {
+    try (KubernetesClient client = clientOf(kubeconfig)) {
+      String uid = kubeSystemUid(client);
+      if (uid == null) {
+        throw new IllegalStateException("its cluster has no kube-system namespace");
+      }
+      return uid;
+    }
+  }
+
+  private static String kubeSystemUid(KubernetesClient client) {
+    var namespace = client.namespaces().withName("kube-system").get();
+    return namespace == null ? null : namespace.getMetadata().getUid();
   }
 
   @Override

@@ -52,6 +52,24 @@ class ClusterRemoteActivitiesImplMockTest {
   }
 
   @Test
+  void theProbeRecordsWhichClusterTheKubeconfigReachesAndAnotherClusterIsAnother() throws Exception {
+    String kubeconfig = Files.readString(cluster.writeKubeconfig(dir.resolve("kubeconfig-id")));
+    java.util.List<String> seen = new java.util.ArrayList<>();
+    ClusterRemoteActivitiesImpl recording = new ClusterRemoteActivitiesImpl(id -> kubeconfig,
+        id -> new OperatorTokenSigner.Signed("t", "j", java.time.Instant.EPOCH, java.time.Instant.EPOCH), null,
+        OperatorTokenLedger.NONE, (id, uid) -> seen.add(id + " " + uid));
+    recording.probeApiserver("clu_a");
+    String uid = observer.namespaces().withName("kube-system").get().getMetadata().getUid();
+    assertThat(uid).isNotBlank();
+    assertThat(seen).containsExactly("clu_a " + uid);
+    assertThat(ClusterRemoteActivitiesImpl.identityOf(kubeconfig)).isEqualTo(uid);
+    try (SimulatedCluster other = SimulatedCluster.start(SimulatedCluster.defaultSeed(), SimulatedCluster.Options.defaults())) {
+      String otherKubeconfig = Files.readString(other.writeKubeconfig(dir.resolve("kubeconfig-other")));
+      assertThat(ClusterRemoteActivitiesImpl.identityOf(otherKubeconfig)).isNotBlank().isNotEqualTo(uid);
+    }
+  }
+
+  @Test
   void installsTheWorkerIdempotently() {
     // A worker Deployment under the name it had before it took the operator guide's: a redeploy replaces it.
     observer.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
@@ -98,7 +116,7 @@ class ClusterRemoteActivitiesImplMockTest {
     ClusterRemoteActivitiesImpl withLedger = new ClusterRemoteActivitiesImpl(id -> kubeconfig,
         id -> new OperatorTokenSigner.Signed("token-" + signed.incrementAndGet() + "-for-" + id, "jti-" + signed.get(),
             java.time.Instant.EPOCH, java.time.Instant.EPOCH.plusSeconds(60)),
-        null, (id, jti, iat, exp) -> recorded.add(id + " " + jti + " " + exp));
+        null, (id, jti, iat, exp) -> recorded.add(id + " " + jti + " " + exp), ClusterIdentityLedger.NONE);
     withLedger.prepareNamespace("clu_a");
     withLedger.installOperatorToken("clu_a");
 

@@ -66,7 +66,7 @@ class ClusterController {
       @Size(max = 500) String checkpointRegistry, @Size(max = 500) String prometheusUrl,
       @Size(max = 500) String hamiMonitorUrl,
       @jakarta.validation.constraints.Pattern(regexp = "ingress-nginx|gateway-api") String sessionRouting,
-      @Size(max = 317) String sessionGateway) {}
+      @Size(max = 317) String sessionGateway, @Size(max = 1_048_576) String kubeconfig) {}
 
   record OperationRef(String id, String href) {}
 
@@ -94,11 +94,16 @@ class ClusterController {
 
   @PatchMapping("/{id}")
   @Operation(summary = "Change a cluster's session_domain, ingress node, checkpoint registry, idle-activity sources"
-      + " (prometheus_url, hami_monitor_url) or session routing (session_routing ingress-nginx | gateway-api, with"
-      + " session_gateway namespace/name) (admins); all or nothing")
+      + " (prometheus_url, hami_monitor_url), session routing (session_routing ingress-nginx | gateway-api, with"
+      + " session_gateway namespace/name) or kubeconfig (admins); all or nothing. A new kubeconfig must reach the same"
+      + " cluster (its kube-system namespace uid; 422 otherwise); it replaces the stored one in place and the attach"
+      + " checks run again (operation cluster-attach-{id}), with no detach and no session interrupted")
   Cluster update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ClusterChange body) {
+    // A new kubeconfig is proven (it reaches this very cluster) before anything is written, outside the transaction.
+    String identity = body.kubeconfig() == null ? null : service.proveSameCluster(id, body.kubeconfig());
     return service.change(caller, id, body.sessionDomain(), body.ingressNode(), body.checkpointRegistry(),
-        body.prometheusUrl(), body.hamiMonitorUrl(), body.sessionRouting(), body.sessionGateway());
+        body.prometheusUrl(), body.hamiMonitorUrl(), body.sessionRouting(), body.sessionGateway(), body.kubeconfig(),
+        identity);
   }
 
   @PostMapping("/{id}/attach")

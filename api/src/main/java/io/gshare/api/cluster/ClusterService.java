@@ -53,9 +53,11 @@ public class ClusterService {
   private final ObjectMapper json;
   private final Duration workerWait;
   private final TokenRotationProperties rotation;
+  private final io.gshare.core.cluster.ClusterLifecycleRepository lifecycle;
 
   ClusterService(ClusterRepository clusters, KubeconfigCipher cipher, WorkflowClient client, OperationService operations, DevProperties dev, ClusterStateActivitiesImpl state, ObjectMapper json,
-      ClusterWorkerProperties worker, TokenRotationProperties rotation) {
+      ClusterWorkerProperties worker, TokenRotationProperties rotation, io.gshare.core.cluster.ClusterLifecycleRepository lifecycle) {
+    this.lifecycle = lifecycle;
     this.rotation = rotation;
     this.clusters = clusters;
     this.cipher = cipher;
@@ -116,7 +118,7 @@ public class ClusterService {
   @org.springframework.transaction.annotation.Transactional
   public Cluster change(Caller.User caller, String id, String sessionDomain, String ingressNode,
       String checkpointRegistry, String prometheusUrl, String hamiMonitorUrl, String sessionRouting,
-      String sessionGateway) {
+      String sessionGateway, String kubeconfig, String kubeconfigIdentity) {
     Cluster cluster = live(id);
     String routing = sessionRouting == null ? cluster.sessionRouting() : sessionRouting;
     String gateway = sessionGateway == null ? cluster.sessionGateway() : blankToNull(sessionGateway);
@@ -131,7 +133,52 @@ public class ClusterService {
     update(caller, id, sessionDomain, ingressNode, checkpointRegistry);
     updateActivitySources(caller, id, prometheusUrl, hamiMonitorUrl);
     clusters.updateSessionRouting(id, routing, gateway);
+    if (kubeconfig != null) {
+      if (kubeconfigIdentity == null) {
+        throw new IllegalArgumentException("a new kubeconfig needs its proof (proveSameCluster) first");
+      }
+      clusters.updateKubeconfig(id, cipher.encrypt(id, kubeconfig), kubeconfigIdentity);
+      // The attach checks again with the new credentials (and redeploys the worker, which sessions never notice);
+      // already running, it is a 409 and this whole change rolls back.
+      startAttach(caller, id);
+    }
     return clusters.findById(id).orElseThrow();
+  }
+
+  /**
+   * Proves a kubeconfig replacing the cluster's reaches that same cluster: it parses, reaches an apiserver, and
+   * that apiserver's kube-system namespace has the uid recorded for the cluster (or, before one was recorded, the
+   * uid the stored kubeconfig still reaches). Writes nothing; answers the uid. 422 with the reason otherwise.
+   */
+  public String proveSameCluster(String id, String kubeconfig) {
+    Cluster cluster = live(id);
+    KubeconfigValidator.validate(kubeconfig, dev.allowLoopbackKubeconfig());
+    String reached;
+    try {
+      reached = io.gshare.activities.control.ClusterRemoteActivitiesImpl.identityOf(kubeconfig);
+    } catch (RuntimeException e) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "the new kubeconfig does not reach its cluster: "
+          + e.getMessage() + ". Check its server: and credentials (kubectl --kubeconfig FILE get ns kube-system)");
+    }
+    String known = clusters.kubeSystemUid(id).orElseGet(() -> {
+      try {
+        return io.gshare.activities.control.ClusterRemoteActivitiesImpl.identityOf(
+            cipher.decrypt(id, lifecycle.sealedKubeconfig(id)));
+      } catch (RuntimeException e) {
+        return null;
+      }
+    });
+    if (known == null) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "cannot prove the new kubeconfig reaches cluster "
+          + cluster.name() + ": its identity was never recorded and its stored kubeconfig no longer connects."
+          + " POST /api/v1/clusters/" + id + "/connection-test, or detach and register it again");
+    }
+    if (!known.equals(reached)) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "the new kubeconfig reaches another cluster (its"
+          + " kube-system namespace is " + reached + ", cluster " + cluster.name() + "'s is " + known + "):"
+          + " register that one as a cluster of its own", Map.of("kube_system_uid", reached, "expected", known));
+    }
+    return reached;
   }
 
   /**

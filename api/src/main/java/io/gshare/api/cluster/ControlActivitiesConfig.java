@@ -73,7 +73,7 @@ class ControlActivitiesConfig {
           Tokens.Signed signed = tokens.signed(TokenKind.INTERNAL, "operator:" + clusterId, null, security.internalTokenTtl());
           return new OperatorTokenSigner.Signed(signed.token(), signed.tokenId(), signed.issuedAt(), signed.expiresAt());
         },
-        deployer, operatorTokens::issued);
+        deployer, operatorTokens::issued, clusters::recordIdentity);
   }
 
   @Bean

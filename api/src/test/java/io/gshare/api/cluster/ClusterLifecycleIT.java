@@ -185,6 +185,53 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aKubeconfigIsRotatedInPlaceOnlyForTheSameClusterAndTheAttachChecksRunAgain() throws Exception {
+    SimulatedCluster sim = simulator(SimulatedCluster.defaultSeed());
+    String name = "rotate-" + NewTestIds.next("x").replace('_', '-');
+    String[] attach = register(name, kubeconfig(sim), "gshare.rotate.example.com");
+    awaitOperation(attach[1], "completed");
+    String id = attach[0];
+    String uid;
+    try (var client = sim.newClient()) {
+      uid = client.namespaces().withName("kube-system").get().getMetadata().getUid();
+    }
+    // the attach's probe recorded which cluster the kubeconfig reaches
+    assertThat(jdbc.sql("select kube_system_uid from clusters where id = :id").param("id", id).query(String.class).single())
+        .isEqualTo(uid);
+    byte[] before = jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", id)
+        .query(byte[].class).single();
+
+    // another cluster's kubeconfig, one that reaches nothing, one that does not parse: 422, nothing changes
+    HttpResponse<String> other = send("PATCH", "/api/v1/clusters/" + id, json.writeValueAsString(Map.of(
+        "kubeconfig", kubeconfig(simulator(SimulatedCluster.defaultSeed())), "ingress_node", "elsewhere")), admin);
+    assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
+    assertThat(json.readTree(other.body()).get("detail").asText()).contains("reaches another cluster").contains(uid);
+    String dead = kubeconfig(sim).replaceAll("server: \\S+", "server: https://10.255.255.1:1");
+    HttpResponse<String> unreachable = send("PATCH", "/api/v1/clusters/" + id,
+        json.writeValueAsString(Map.of("kubeconfig", dead)), admin);
+    assertThat(unreachable.statusCode()).as(unreachable.body()).isEqualTo(422);
+    assertThat(json.readTree(unreachable.body()).get("detail").asText()).contains("does not reach its cluster");
+    assertThat(send("PATCH", "/api/v1/clusters/" + id, "{\"kubeconfig\":\"not: [a kubeconfig\"}", admin).statusCode())
+        .isEqualTo(422);
+    assertThat(jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", id).query(byte[].class)
+        .single()).isEqualTo(before);
+    assertThat(cluster(id).get("ingress_node").asText()).isEqualTo("master-c2");
+
+    // the same cluster's new kubeconfig: stored in place, and the attach runs again to completion, no detach
+    String firstAttachStarted = json.readTree(get("/api/v1/operations/" + attach[1], admin).body()).get("started_at").asText();
+    HttpResponse<String> rotated = send("PATCH", "/api/v1/clusters/" + id,
+        json.writeValueAsString(Map.of("kubeconfig", kubeconfig(sim))), admin);
+    assertThat(rotated.statusCode()).as(rotated.body()).isEqualTo(200);
+    assertThat(rotated.body()).doesNotContain("kubeconfig");
+    assertThat(jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", id).query(byte[].class)
+        .single()).isNotEqualTo(before);
+    JsonNode reattached = awaitOperation(attach[1], "completed");
+    assertThat(reattached.get("started_at").asText()).isNotEqualTo(firstAttachStarted);
+    assertThat(cluster(id).get("status").asText()).isEqualTo("connected");
+    assertThat(nodes(id)).isNotEmpty();
+  }
+
+  @Test
   void detachIsRefusedWhileASessionRunsAndKeepsHistoryWhenItGoes() throws Exception {
     String name = "detach-" + NewTestIds.next("x").replace('_', '-');
     String[] attach = register(name, kubeconfig(simulator(SimulatedCluster.defaultSeed())), "gshare.detach.example.com");

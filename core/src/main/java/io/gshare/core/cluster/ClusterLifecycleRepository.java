@@ -66,4 +66,10 @@ public class ClusterLifecycleRepository {
     return jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", clusterId)
         .query(byte[].class).optional().orElse(null);
   }
+
+  /** Records which cluster the stored kubeconfig reaches (the uid of its kube-system namespace). */
+  public void recordIdentity(String clusterId, String kubeSystemUid) {
+    jdbc.sql("update clusters set kube_system_uid = :uid where id = :id and kube_system_uid is distinct from :uid")
+        .param("id", clusterId).param("uid", kubeSystemUid).update();
+  }
 }

@@ -70,6 +70,18 @@ public class ClusterRepository {
         .update();
   }
 
+  /** The uid of the kube-system namespace the stored kubeconfig reached when last probed, if known. */
+  public Optional<String> kubeSystemUid(String id) {
+    return jdbc.sql("select kube_system_uid from clusters where id = :id and kube_system_uid is not null")
+        .param("id", id).query(String.class).optional();
+  }
+
+  /** The cluster's sealed kubeconfig, replaced in place, with the identity the new one was proven to reach. */
+  public void updateKubeconfig(String id, byte[] sealedKubeconfig, String kubeSystemUid) {
+    jdbc.sql("update clusters set kubeconfig_ciphertext = :kubeconfig, kube_system_uid = :uid where id = :id")
+        .param("id", id).param("kubeconfig", sealedKubeconfig).param("uid", kubeSystemUid).update();
+  }
+
   /** Sets where the cluster's worker reads GPU activity; null clears a source. */
   public void updateActivitySources(String id, String prometheusUrl, String hamiMonitorUrl) {
     jdbc.sql("update clusters set prometheus_url = :prometheus, hami_monitor_url = :hami where id = :id")
