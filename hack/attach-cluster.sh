@@ -81,7 +81,8 @@ info() { printf 'attach-cluster: %s\n' "$*" >&2; }
 fatal() { printf 'attach-cluster: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '/^# Usage:/,/^# where missing/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  # The header from "# Usage:" to the first empty comment line.
+  sed -n '/^# Usage:/,/^#$/{/^#$/d;p;}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 usage_error() {
@@ -265,7 +266,7 @@ check_nfs_clients() {
 GPU_PROBE='PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 if nvidia-smi >/dev/null 2>&1; then echo nvidia-smi=yes; else echo nvidia-smi=no; fi
 if nvidia-ctk --version >/dev/null 2>&1; then echo nvidia-ctk=yes; else echo nvidia-ctk=no; fi
-if containerd config dump 2>/dev/null | grep -q nvidia-container-runtime || grep -rqs nvidia-container-runtime /etc/containerd; then echo nvidia-runtime=yes; else echo nvidia-runtime=no; fi'
+if containerd config dump 2>/dev/null | grep -q nvidia-container-runtime || grep -rqs nvidia-container-runtime /etc/containerd /var/lib/rancher/k3s/agent/etc/containerd /var/lib/rancher/rke2/agent/etc/containerd; then echo nvidia-runtime=yes; else echo nvidia-runtime=no; fi'
 
 check_gpu_nodes() {
   local kubeconfig=$1 node answer failed_nodes="" problems=0 ok
@@ -318,14 +319,17 @@ label_gpu_nodes() {
     if [ "${gpu}" = on ]; then
       done_="gpu=on already"
     elif [ -z "${gpu}" ]; then
-      "${k[@]}" label node "${node}" gpu=on >/dev/null
+      "${k[@]}" label node "${node}" gpu=on >/dev/null \
+        || fatal "could not label node ${node} gpu=on (kubectl label above)"
       done_="labelled gpu=on"
     else
-      "${k[@]}" label node "${node}" gpu=on --overwrite >/dev/null
+      "${k[@]}" label node "${node}" gpu=on --overwrite >/dev/null \
+        || fatal "could not label node ${node} gpu=on (kubectl label above)"
       done_="gpu=${gpu} changed to gpu=on (HAMi serves only nodes labelled gpu=on)"
     fi
     if [ -z "${mode}" ]; then
-      "${k[@]}" label node "${node}" "gshare.io/gpu-mode=${gpu_mode}" >/dev/null
+      "${k[@]}" label node "${node}" "gshare.io/gpu-mode=${gpu_mode}" >/dev/null \
+        || fatal "could not label node ${node} gshare.io/gpu-mode=${gpu_mode} (kubectl label above; a mode set meanwhile is kept: run this again)"
       done_="${done_}, labelled gshare.io/gpu-mode=${gpu_mode}"
     elif [ "${mode}" = "${gpu_mode}" ]; then
       done_="${done_}, gshare.io/gpu-mode=${mode} already"
@@ -349,7 +353,7 @@ label_gpu_nodes() {
 # "devmem":N per device; before: uuid,count,devmem,devcore,type,... joined by ':'), or 0.
 registered_gpu_memory() {
   if [[ "$1" == \[* ]]; then
-    grep -oE '"devmem": *[0-9]+' <<<"$1" | grep -oE '[0-9]+$' | awk '{ t += $1 } END { print t + 0 }'
+    awk '{ n = split($0, part, /[,{}]/); for (i = 1; i <= n; i++) if (part[i] ~ /"devmem"/) { v = part[i]; sub(/.*:/, "", v); gsub(/[^0-9]/, "", v); t += v } } END { print t + 0 }' <<<"$1"
   else
     tr ':' '\n' <<<"$1" | awk -F, 'NF >= 3 && $3 ~ /^[0-9]+$/ { t += $3 } END { print t + 0 }'
   fi
@@ -457,8 +461,10 @@ install_ingress() {
     pinned="${pinned})"
   fi
   info "ingress-nginx (NodePort 30080/30443${pinned})"
-  "${h[@]}" repo add ingress-nginx "${INGRESS_NGINX_CHART_REPO}" --force-update >/dev/null
-  "${h[@]}" "${args[@]}" --wait
+  "${h[@]}" repo add ingress-nginx "${INGRESS_NGINX_CHART_REPO}" --force-update >/dev/null \
+    || fatal "could not add ingress-nginx's chart repository ${INGRESS_NGINX_CHART_REPO} (INGRESS_NGINX_CHART_REPO)"
+  "${h[@]}" "${args[@]}" --wait >&2 \
+    || fatal "installing ingress-nginx failed (helm above); check kubectl --kubeconfig ${kubeconfig} -n ingress-nginx get pods -o wide${ingress_node:+ (can its controller run on ${ingress_node}?)}, then run this again, or pass --skip-ingress to keep an ingress-nginx of your own"
 }
 
 # check_ingress_node KUBECONFIG NODE DOMAIN: an ingress-nginx controller pod runs on NODE, which DOMAIN points at.
@@ -502,7 +508,8 @@ install_runtime() {
   local k=(kubectl --kubeconfig "${kubeconfig}")
   local h=(helm --kubeconfig "${kubeconfig}")
   info "RuntimeClass nvidia"
-  "${k[@]}" apply --server-side --field-manager=gshare-attach -f "${REPO_ROOT}/deploy/addons/runtimeclass-nvidia.yaml"
+  "${k[@]}" apply --server-side --field-manager=gshare-attach -f "${REPO_ROOT}/deploy/addons/runtimeclass-nvidia.yaml" >&2 \
+    || fatal "could not apply the RuntimeClass nvidia (kubectl apply above); fix it and run this again"
 
   label_gpu_nodes "${kubeconfig}" "${gpu_mode}"
 
@@ -510,17 +517,21 @@ install_runtime() {
   version="$("${k[@]}" version -o json 2>/dev/null | sed -n 's/.*"gitVersion": *"\(v[0-9][^"+-]*\).*/\1/p' | tail -n 1 || true)"
   [ -n "${version}" ] || fatal "could not read the cluster's Kubernetes version (kubectl --kubeconfig ${kubeconfig} version -o json)"
   info "HAMi ${HAMI_CHART_VERSION}, scheduler image pinned to ${version}"
-  "${h[@]}" repo add hami-charts "${HAMI_CHART_REPO}" --force-update >/dev/null
+  "${h[@]}" repo add hami-charts "${HAMI_CHART_REPO}" --force-update >/dev/null \
+    || fatal "could not add HAMi's chart repository ${HAMI_CHART_REPO} (HAMI_CHART_REPO)"
   "${h[@]}" upgrade --install hami hami-charts/hami --namespace kube-system --version "${HAMI_CHART_VERSION}" \
-    -f "${REPO_ROOT}/deploy/addons/hami-values.yaml" --set "scheduler.kubeScheduler.imageTag=${version}" --wait
+    -f "${REPO_ROOT}/deploy/addons/hami-values.yaml" --set "scheduler.kubeScheduler.imageTag=${version}" --wait >&2 \
+    || fatal "installing HAMi failed (helm above); check kubectl --kubeconfig ${kubeconfig} -n kube-system get pods -l app.kubernetes.io/instance=hami (is a kube-scheduler image ${version} pullable?), then run this again"
   wait_gpu_capacity "${kubeconfig}"
 
   if [ "${gateway}" = envoy ]; then
     info "Envoy Gateway ${ENVOY_GATEWAY_VERSION} (Backend API on, for the sessions' external auth) and the Gateway envoy-gateway-system/gshare"
     "${h[@]}" upgrade --install eg "${ENVOY_GATEWAY_CHART}" --version "${ENVOY_GATEWAY_VERSION}" \
       --namespace envoy-gateway-system --create-namespace \
-      --set config.envoyGateway.extensionApis.enableBackend=true --wait
-    "${k[@]}" apply --server-side --field-manager=gshare-attach -f "${REPO_ROOT}/deploy/addons/envoy-gateway.yaml"
+      --set config.envoyGateway.extensionApis.enableBackend=true --wait >&2 \
+      || fatal "installing Envoy Gateway failed (helm above); fix it and run this again"
+    "${k[@]}" apply --server-side --field-manager=gshare-attach -f "${REPO_ROOT}/deploy/addons/envoy-gateway.yaml" >&2 \
+      || fatal "could not apply the Gateway envoy-gateway-system/gshare (kubectl apply above); fix it and run this again"
   else
     install_ingress "${kubeconfig}" "${skip_ingress}" "${ingress_node}"
     if [ -n "${ingress_node}" ]; then
@@ -531,9 +542,11 @@ install_runtime() {
 
   if [ -n "${storage_values}" ]; then
     info "democratic-csi (StorageClass $(storage_class_of "${storage_values}"))"
-    "${h[@]}" repo add democratic-csi "${DEMOCRATIC_CSI_CHART_REPO}" --force-update >/dev/null
+    "${h[@]}" repo add democratic-csi "${DEMOCRATIC_CSI_CHART_REPO}" --force-update >/dev/null \
+      || fatal "could not add democratic-csi's chart repository ${DEMOCRATIC_CSI_CHART_REPO} (DEMOCRATIC_CSI_CHART_REPO)"
     "${h[@]}" upgrade --install gshare-storage democratic-csi/democratic-csi --namespace gshare-storage \
-      --create-namespace -f "${storage_values}"
+      --create-namespace -f "${storage_values}" >&2 \
+      || fatal "installing democratic-csi failed (helm above); fix ${storage_values} or the cluster and run this again"
   fi
 }
 

@@ -433,6 +433,22 @@ NODES
   run ! grep -q -- "^curl" "${LOG}"
 }
 
+@test "a failed install says what to check and registers nothing" {
+  touch "${STATE}/helm-fails-hami"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"installing HAMi failed (helm above)"* ]]
+  [[ "${stderr}" == *"kube-scheduler image v1.36.2 pullable"* ]]
+  run ! grep -q -- "^curl" "${LOG}"
+  rm "${STATE}/helm-fails-hami"
+  touch "${STATE}/helm-fails-ingress-nginx"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"installing ingress-nginx failed (helm above)"* ]]
+  [[ "${stderr}" == *"can its controller run on master-c2?"* ]]
+  run ! grep -q -- "^curl" "${LOG}"
+}
+
 @test "ingress-nginx is pinned to --ingress-node, tolerating its taints, and the DNS reminder names its address" {
   attach --no-wait
   [ "${status}" -eq 0 ]

@@ -20,6 +20,7 @@
 #   ingress-workloads    the ingress-nginx Deployments/DaemonSets: kind namespace/name|release|release namespace
 #   ingress-pods         the ingress-nginx controller pods: namespace/name|node|phase
 #   ingress-unpinned-node where helm's ingress-nginx controller runs when not pinned (default cpu-1)
+#   helm-fails-<release> helm upgrade --install <release> fails
 set -o errexit -o nounset -o pipefail
 
 NAME="${0##*/}"
@@ -141,6 +142,7 @@ fake_kubectl() {
       shift 2
       label "$@" ;;
     *"debug node/"*) debug_node "$@" ;;
+    *" apply "*) echo "applied (server-side)" ;;
     *"get pods --namespace default -o name"*) echo "pod/node-debugger-gpu-1-x7k2p" ;;
     *"get ingressclass nginx"*) cat "${STATE}/ingressclass" 2>/dev/null || true ;;
     *"get deployments,daemonsets"*) cat "${STATE}/ingress-workloads" 2>/dev/null || true ;;
@@ -149,7 +151,16 @@ fake_kubectl() {
 }
 
 fake_helm() {
-  local args="$*" node
+  local args="$*" node release
+  if [[ ${args} == *"upgrade --install "* ]]; then
+    release="${args#*upgrade --install }"
+    release="${release%% *}"
+    if [[ -f ${STATE}/helm-fails-${release} ]]; then
+      echo "Error: UPGRADE FAILED: context deadline exceeded" >&2
+      exit 1
+    fi
+    echo "Release \"${release}\" has been upgraded. Happy Helming!"
+  fi
   case ${args} in
     *"upgrade --install hami "*) touch "${STATE}/hami" ;;
     *"upgrade --install ingress-nginx "*)
