@@ -23,7 +23,8 @@ public final class ControlWorkflows {
           VolumeReclaimWorkflowImpl.class, ImagePrepullWorkflowImpl.class,
           io.gshare.workflows.cluster.TokenRotationWorkflowImpl.class,
           io.gshare.workflows.system.SigningKeyRotationWorkflowImpl.class,
-          io.gshare.workflows.session.IdleReaperWorkflowImpl.class);
+          io.gshare.workflows.session.IdleReaperWorkflowImpl.class,
+          io.gshare.workflows.cluster.ClusterRerouteWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

@@ -33,7 +33,10 @@ class WorkflowReplayTest {
         // plane restarted mid-rotation replays to resume it.
         "token-rotation",
         // An idle-reaper sweep that told a session to pause (IdleReaperIT).
-        "idle-reaper");
+        "idle-reaper",
+        // A new session domain moving a running and a paused session, and the running one's own history with
+        // the reroute update it took (SessionLifecycleIT).
+        "cluster-reroute", "session-rerouted");
   }
 
   @ParameterizedTest

@@ -259,13 +259,28 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     return archive;
   }
 
-  /** Also removes a finished checkpoint builder; waits until the pod is gone so a resume never finds it. */
   @Override
-  public void deleteObjects(String sessionId) {
-    String name = SessionObjects.name(sessionId);
-    client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
-    // Whatever the cluster's routing was when the session started (it may have changed since). On a cluster
-    // without the Gateway API or Envoy Gateway the kinds are not served: nothing to remove.
+  public void applyRoute(SessionPod session) {
+    String name = SessionObjects.name(session.sessionId());
+    if (session.routeOrDefault().routing() == io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API) {
+      applyGeneric(SessionObjects.BACKEND, SessionObjects.authBackend(session));
+      applyGeneric(SessionObjects.HTTP_ROUTE, SessionObjects.httpRoute(session));
+      applyGeneric(SessionObjects.SECURITY_POLICY, SessionObjects.securityPolicy(session));
+      client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+    } else {
+      apply(SessionObjects.ingress(session));
+      deleteGatewayRoute(name);
+    }
+    log.info("session {}: routed at https://{}/s/{}/ ({})", session.sessionId(), session.sessionDomain(),
+        session.sessionId(), session.routeOrDefault().routing().wireName());
+  }
+
+  /**
+   * The session's HTTPRoute and SecurityPolicy, whatever the cluster's routing was when the session started (it may
+   * have changed since). On a cluster without the Gateway API or Envoy Gateway the kinds are not served: nothing to
+   * remove.
+   */
+  private void deleteGatewayRoute(String name) {
     for (var type : java.util.List.of(SessionObjects.SECURITY_POLICY, SessionObjects.HTTP_ROUTE)) {
       try {
         client.genericKubernetesResources(context(type)).inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
@@ -275,6 +290,14 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
         }
       }
     }
+  }
+
+  /** Also removes a finished checkpoint builder; waits until the pod is gone so a resume never finds it. */
+  @Override
+  public void deleteObjects(String sessionId) {
+    String name = SessionObjects.name(sessionId);
+    client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
+    deleteGatewayRoute(name);
     client.services().inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
     client.pods().inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.builderName(sessionId)).delete();
     delete(client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name));

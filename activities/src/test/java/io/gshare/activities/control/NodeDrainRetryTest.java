@@ -162,6 +162,7 @@ class NodeDrainRetryTest {
     @Override public void deleteObjects(String sessionId) {
       deleted.add(sessionId);
     }
+    @Override public void applyRoute(SessionPod pod) {}
   }
 
   static class NodeFake implements NodeClusterActivities {

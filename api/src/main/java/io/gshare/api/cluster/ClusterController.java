@@ -95,7 +95,8 @@ class ClusterController {
   @PatchMapping("/{id}")
   @Operation(summary = "Change a cluster's session_domain, ingress node, checkpoint registry, idle-activity sources"
       + " (prometheus_url, hami_monitor_url), session routing (session_routing ingress-nginx | gateway-api, with"
-      + " session_gateway namespace/name) or kubeconfig (admins); all or nothing. A new kubeconfig must reach the same"
+      + " session_gateway namespace/name) or kubeconfig (admins); all or nothing. A new session domain or routing moves"
+      + " the cluster's live sessions too (operation cluster-reroute-{id}: each running session's route and URL). A new kubeconfig must reach the same"
       + " cluster (its kube-system namespace uid; 422 otherwise); it replaces the stored one in place and the attach"
       + " checks run again (operation cluster-attach-{id}), with no detach and no session interrupted")
   Cluster update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ClusterChange body) {

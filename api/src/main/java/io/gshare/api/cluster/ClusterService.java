@@ -16,6 +16,9 @@ import io.gshare.core.support.NewIds;
 import io.gshare.workflows.cluster.ClusterAttachRequest;
 import io.gshare.workflows.cluster.ClusterAttachWorkflow;
 import io.gshare.workflows.cluster.ClusterDetachWorkflow;
+import io.gshare.workflows.cluster.ClusterRerouteRequest;
+import io.gshare.workflows.cluster.ClusterRerouteWorkflow;
+import io.gshare.workflows.session.SessionReroute;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
@@ -112,8 +115,9 @@ public class ClusterService {
   }
 
   /**
-   * A cluster PATCH, all or nothing: every field is checked before anything is written (one transaction). Sessions
-   * started afterwards use the new routing; running ones keep the objects they have.
+   * A cluster PATCH, all or nothing: every field is checked before anything is written (one transaction). A new
+   * session domain or routing applies to new sessions at once and to live ones through the reroute operation
+   * ({@code cluster-reroute-<id>}), which rewrites each running session's route and recorded URL.
    */
   @org.springframework.transaction.annotation.Transactional
   public Cluster change(Caller.User caller, String id, String sessionDomain, String ingressNode,
@@ -133,6 +137,12 @@ public class ClusterService {
     update(caller, id, sessionDomain, ingressNode, checkpointRegistry);
     updateActivitySources(caller, id, prometheusUrl, hamiMonitorUrl);
     clusters.updateSessionRouting(id, routing, gateway);
+    Cluster changed = clusters.findById(id).orElseThrow();
+    if (changed.sessionDomain() != null && (!changed.sessionDomain().equals(cluster.sessionDomain())
+        || !routing.equals(cluster.sessionRouting()) || !java.util.Objects.equals(gateway, cluster.sessionGateway()))) {
+      // Live sessions move too: their routes are rewritten and their URLs recorded, each by its own workflow.
+      startReroute(caller, id, new SessionReroute(changed.sessionDomain(), clusters.sessionRouteOf(id)));
+    }
     if (kubeconfig != null) {
       if (kubeconfigIdentity == null) {
         throw new IllegalArgumentException("a new kubeconfig needs its proof (proveSameCluster) first");
@@ -237,6 +247,18 @@ public class ClusterService {
     TokenRotationWorkflow workflow = client.newWorkflowStub(TokenRotationWorkflow.class, options(workflowId, id));
     start(() -> WorkflowClient.start(workflow::rotate, rotation.request(id)), workflowId);
     return new Started(cluster, workflowId);
+  }
+
+  private String startReroute(Caller.User caller, String id, SessionReroute change) {
+    String workflowId = WorkflowIds.clusterReroute(id);
+    operations.started(workflowId, "cluster.reroute", id, caller.userId());
+    // The newest change wins: a reroute still running is replaced by this one, which moves every live session to
+    // the newest domain (a session applies reroutes in the order they reach it, so the last one stays).
+    WorkflowOptions options = WorkflowOptions.newBuilder(options(workflowId, id))
+        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING).build();
+    ClusterRerouteWorkflow workflow = client.newWorkflowStub(ClusterRerouteWorkflow.class, options);
+    WorkflowClient.start(workflow::reroute, new ClusterRerouteRequest(id, change));
+    return workflowId;
   }
 
   private String startAttach(Caller.User caller, String id) {

@@ -544,6 +544,9 @@ public final class ScaleBench {
 
     @Override
     public void deleteObjects(String sessionId) {}
+
+    @Override
+    public void applyRoute(SessionPod pod) {}
   }
 
   /** JSON over HTTP against the api; any non-2xx answer is an error. */

@@ -316,6 +316,64 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aNewSessionDomainMovesLiveSessionsAsAnOperation() throws Exception {
+    String token = tokenFor(userWithCredits("50"));
+    String running = json.readTree(create(token, wholeOffering).body()).at("/session/id").asText();
+    String paused = json.readTree(create(token, wholeOffering).body()).at("/session/id").asText();
+    awaitState(running, "running");
+    awaitState(paused, "running");
+    assertThat(post("/api/v1/sessions/" + paused + "/pause", "{}", token).statusCode()).isEqualTo(200);
+    awaitState(paused, "paused");
+
+    String moved = "gshare." + NewTestIds.next("moved").replace('_', '-') + ".example.com";
+    try {
+      HttpResponse<String> patched = send("PATCH", "/api/v1/clusters/" + clusterId,
+          "{\"session_domain\":\"" + moved + "\"}", admin);
+      assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+      JsonNode operation = awaitOperation(WorkflowIds.clusterReroute(clusterId));
+      assertThat(operation.get("status").asText()).as(operation.toString()).isEqualTo("completed");
+      assertThat(operation.toString()).contains("move session " + running).contains("moved to https://" + moved)
+          .contains("move session " + paused).contains("when resumed");
+
+      JsonNode view = session(running);
+      assertThat(view.at("/session/url").asText()).isEqualTo("https://" + moved + "/s/" + running + "/");
+      assertThat(view.at("/session/state").asText()).isEqualTo("running");
+      assertThat(podsOf(running)).hasSize(1); // the pod was not touched
+      try (KubernetesClient k8s = sim.newClient()) {
+        var ingress = k8s.network().v1().ingresses().inNamespace("gshare-sessions")
+            .withName(KubeNames.of("gshare", running)).get();
+        assertThat(ingress.getSpec().getRules().get(0).getHost()).isEqualTo(moved);
+      }
+      // The paused one resumes on the new domain.
+      assertThat(post("/api/v1/sessions/" + paused + "/resume", "{}", token).statusCode()).isEqualTo(200);
+      assertThat(awaitState(paused, "running").at("/session/url").asText())
+          .isEqualTo("https://" + moved + "/s/" + paused + "/");
+      HistoryRecorder.record(workflows, WorkflowIds.clusterReroute(clusterId), "cluster-reroute");
+    } finally {
+      send("DELETE", "/api/v1/sessions/" + running, null, token);
+      send("DELETE", "/api/v1/sessions/" + paused, null, token);
+      awaitState(running, "terminated");
+      awaitState(paused, "terminated");
+      // A session that took a reroute while running, then ended: its history must replay.
+      HistoryRecorder.record(workflows, WorkflowIds.session(running), "session-rerouted");
+      // The other tests of this class expect the cluster's first domain.
+      assertThat(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"session_domain\":\"" + domain + "\"}", admin)
+          .statusCode()).isEqualTo(200);
+      awaitOperation(WorkflowIds.clusterReroute(clusterId));
+    }
+  }
+
+  /** The operation once it has ended (completed or failed). */
+  private JsonNode awaitOperation(String id) {
+    JsonNode[] last = new JsonNode[1];
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      last[0] = json.readTree(get("/api/v1/operations/" + id, admin).body());
+      assertThat(last[0].path("status").asText()).as(last[0].toString()).isIn("completed", "failed");
+    });
+    return last[0];
+  }
+
+  @Test
   void aPodLostBehindGshareBackPausesTheSessionAndStopsItsBilling() throws Exception {
     String token = tokenFor(userWithCredits("100"));
     String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();

@@ -84,6 +84,13 @@ public class SessionRepository {
         .param("id", sessionId).param("r", reason).update();
   }
 
+  /** The sessions of a cluster that have not ended (placed there: running, paused, or on their way), oldest first. */
+  public List<String> unendedOn(String clusterId) {
+    return jdbc.sql("""
+        select id from sessions where cluster_id = :c and state not in ('terminated', 'failed') order by created_at, id
+        """).param("c", clusterId).query(String.class).list();
+  }
+
   /** An unended session using the volume, as (id, state); empty when the volume is free. */
   public Optional<String[]> unendedSessionOn(String volumeId) {
     return jdbc.sql("select id, state from sessions where volume_id = :v and state not in ('terminated', 'failed') limit 1")

@@ -13,6 +13,8 @@ public final class FailureTypes {
   public static final String CHECKPOINT_IMPOSSIBLE = "checkpoint_impossible";
   /** A resume that could not start its pod; the session is paused again. */
   public static final String RESUME_FAILED = "resume_failed";
+  /** The cluster's new session domain could not be routed to a running session (its old URL may still answer). */
+  public static final String REROUTE_FAILED = "reroute_failed";
   /** An attach that stopped at a step it cannot pass. */
   public static final String CLUSTER_ATTACH_FAILED = "cluster_attach_failed";
 

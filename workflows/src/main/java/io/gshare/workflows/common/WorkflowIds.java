@@ -16,6 +16,11 @@ public final class WorkflowIds {
     return "cluster-attach-" + Ids.requireValid(clusterId, "clusterId");
   }
 
+  /** Moves a cluster's live sessions to its new session domain or routing. */
+  public static String clusterReroute(String clusterId) {
+    return "cluster-reroute-" + Ids.requireValid(clusterId, "clusterId");
+  }
+
   public static String clusterDetach(String clusterId) {
     return "cluster-detach-" + Ids.requireValid(clusterId, "clusterId");
   }

@@ -45,6 +45,13 @@ public interface SessionClusterActivities {
   @ActivityMethod(name = BUILD_CHECKPOINT_IMAGE)
   String buildCheckpointImage(CheckpointImage checkpoint);
 
+  /**
+   * Writes the route of a running session for {@code pod}'s session domain and routing (its Ingress, or its
+   * HTTPRoute and SecurityPolicy) and removes the other routing's objects; the pod and Service stay as they are.
+   */
+  @ActivityMethod(name = "ApplySessionRoute")
+  void applyRoute(SessionPod pod);
+
   /** Deletes the pod, Service and Ingress (nothing happens for what is already gone). */
   @ActivityMethod(name = "DeleteSessionObjects")
   void deleteObjects(String sessionId);

@@ -33,4 +33,10 @@ public record SessionSpec(
     this(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl, maxRuntime, maxRuntimeAction,
         volume, checkpointTarget, null);
   }
+
+  /** The same spec on another session domain and routing (the cluster's changed; see {@link SessionReroute}). */
+  public SessionSpec rerouted(SessionReroute change) {
+    return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, change.sessionDomain(), authUrl,
+        maxRuntime, maxRuntimeAction, volume, checkpointTarget, change.route());
+  }
 }

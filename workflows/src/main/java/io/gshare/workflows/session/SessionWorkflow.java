@@ -52,6 +52,15 @@ public interface SessionWorkflow {
   @UpdateMethod(name = DRAIN_UPDATE)
   SessionDrainOutcome drain(SessionDrainOrder order);
 
+  String REROUTE_UPDATE = "reroute";
+
+  /**
+   * The cluster's session domain or routing changed: a running session's route object is rewritten for it and its
+   * URL recorded; a paused one keeps the change for its resume. Answers once done; the same change twice is harmless.
+   */
+  @UpdateMethod(name = REROUTE_UPDATE)
+  SessionRerouteOutcome reroute(SessionReroute change);
+
   /** The metering sweep found the balance cannot cover the next minute: pause. */
   @SignalMethod(name = "creditsExhausted")
   void creditsExhausted();

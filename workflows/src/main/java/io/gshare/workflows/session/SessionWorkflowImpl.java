@@ -29,7 +29,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private static final Logger log = Workflow.getLogger(SessionWorkflowImpl.class);
 
   /** What the loop carries out, in arrival order: the three user commands and three of its own. */
-  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN, IDLE }
+  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN, IDLE, REROUTE }
 
   // Steps of the operation a command shows (GET /api/v1/sessions/{id}).
   static final String CREATE_OBJECTS = "create the pod, service and ingress";
@@ -49,6 +49,13 @@ public class SessionWorkflowImpl implements SessionWorkflow {
    */
   static final String LEAN_LIFECYCLE = "lean-lifecycle";
   static final int LEAN = 1;
+
+  /**
+   * Moving a live session to its cluster's new session domain (the reroute update). Only an execution that
+   * receives the update runs it, so no recorded history meets it; the marker says from which version on.
+   */
+  static final String REROUTE_VERSION = "reroute";
+  static final int REROUTE = 1;
 
   /** Retries of the control plane's own writes: no attempt limit (see {@link #controlStub}). */
   private static final RetryOptions CONTROL_RETRIES = RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
@@ -79,6 +86,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   /** The drain orders, in the order their DRAIN commands were queued, and what each did (by command number). */
   private final Deque<SessionDrainOrder> drainOrders = new ArrayDeque<>();
   private final java.util.Map<Long, SessionDrainOutcome> drainOutcomes = new java.util.HashMap<>();
+  /** The reroutes, in the order their REROUTE commands were queued, and what each did (by command number). */
+  private final Deque<SessionReroute> reroutes = new ArrayDeque<>();
+  private final java.util.Map<Long, SessionRerouteOutcome> rerouteOutcomes = new java.util.HashMap<>();
   private long commandsReceived;
   private long commandsDone;
   private Progress operation;
@@ -173,6 +183,8 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       Command command = commands.peekFirst();
       if (command == Command.DRAIN) {
         drainOutcomes.put(commandsDone + 1, drainOff(drainOrders.pollFirst()));
+      } else if (command == Command.REROUTE) {
+        rerouteOutcomes.put(commandsDone + 1, reroute(reroutes.pollFirst(), false));
       } else {
         carryOut(command);
       }
@@ -255,8 +267,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     SessionState previous = state;
     try {
       operation.start(CREATE_OBJECTS);
-      SessionPod objects = new SessionPod(spec.sessionId(), spec.userId(), placement, spec.imageReference(),
-          spec.port(), spec.path(), spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume(), spec.route());
+      SessionPod objects = objects(restoreFrom);
       PodState pod;
       if (lean) {
         operation.start(WAIT_RUNNING);
@@ -270,7 +281,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       }
       operation.done(WAIT_RUNNING, SessionTexts.running(pod));
       operation.start(OPEN_BILLING);
-      url = "https://" + spec.sessionDomain() + "/s/" + spec.sessionId() + "/";
+      url = urlOf(spec);
       state = SessionState.RUNNING;
       runningSince = Workflow.currentTimeMillis();
       control.markRunning(new SessionRecord(spec.sessionId(), SessionState.RUNNING, SessionTexts.restoredFrom(restoreFrom),
@@ -295,6 +306,42 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       lastError = why;
       return false;
     }
+  }
+
+  private SessionPod objects(String restoreFrom) {
+    return new SessionPod(spec.sessionId(), spec.userId(), placement, spec.imageReference(), spec.port(), spec.path(),
+        spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume(), spec.route());
+  }
+
+  private static String urlOf(SessionSpec spec) {
+    return "https://" + spec.sessionDomain() + "/s/" + spec.sessionId() + "/";
+  }
+
+  /**
+   * Takes the cluster's new domain and routing into the spec (a resume, a migration and a continue-as-new carry it
+   * on); a running session's route is rewritten at once and its URL recorded. A route that cannot be written leaves
+   * the spec changed (the next start uses it) and says why; the update answers either way.
+   */
+  private SessionRerouteOutcome reroute(SessionReroute change, boolean ended) {
+    if (ended) {
+      return new SessionRerouteOutcome(spec.sessionId(), state, url, "ended: nothing to move", true);
+    }
+    Workflow.getVersion(REROUTE_VERSION, Workflow.DEFAULT_VERSION, REROUTE);
+    spec = spec.rerouted(change);
+    if (state != SessionState.RUNNING || placement == null) {
+      return new SessionRerouteOutcome(spec.sessionId(), state, url, "not running: it starts on "
+          + spec.sessionDomain() + " when resumed", true);
+    }
+    try {
+      cluster.applyRoute(objects(null));
+    } catch (ActivityFailure e) {
+      lastError = "the new session domain " + spec.sessionDomain() + " could not be routed: " + rootMessage(e);
+      lastErrorType = FailureTypes.REROUTE_FAILED;
+      return new SessionRerouteOutcome(spec.sessionId(), state, url, lastError, false);
+    }
+    url = urlOf(spec);
+    control.record(new SessionRecord(spec.sessionId(), SessionState.RUNNING, null, url, null, null, null, null));
+    return new SessionRerouteOutcome(spec.sessionId(), state, url, "moved to " + url, true);
   }
 
   /** A report said the pod failed or vanished: believe the cluster, not the report. */
@@ -530,6 +577,18 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     SessionDrainOutcome outcome = drainOutcomes.remove(number);
     return outcome != null ? outcome
         : new SessionDrainOutcome(spec.sessionId(), state, null, null, null, SessionTexts.notOnNode(order, state));
+  }
+
+  @Override
+  public SessionRerouteOutcome reroute(SessionReroute change) {
+    if (terminal()) {
+      return reroute(change, true);
+    }
+    reroutes.addLast(change);
+    long number = enqueue(Command.REROUTE);
+    Workflow.await(() -> commandsDone >= number || terminal());
+    SessionRerouteOutcome outcome = rerouteOutcomes.remove(number);
+    return outcome != null ? outcome : reroute(change, true);
   }
 
   @Override
