@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * clusters, and the api with its control worker. Each simulated cluster is registered through the
  * public API and attached by the real attach workflow, which starts its cluster-worker as a local
  * process. The api and the cluster-workers run as the same jars as in production; only what they
- * connect to is local. Closing stops everything in reverse order.
+ * connect to is local. Unless {@code --no-demo}, the demo data ({@link DemoCatalogue}) is then seeded
+ * through the same API. Closing stops everything in reverse order.
  */
 public final class DevRuntime implements AutoCloseable {
 
@@ -50,6 +51,8 @@ public final class DevRuntime implements AutoCloseable {
   private String temporalUiUrl;
   private ChildProcess api;
   private String adminToken;
+  private SimSeed seed;
+  private DemoCatalogue.Demo demo;
 
   private DevRuntime(DevRuntimeOptions options) throws IOException {
     this.options = options;
@@ -131,7 +134,7 @@ public final class DevRuntime implements AutoCloseable {
     awaitFile(adminTokenFile(), Duration.ofSeconds(60));
     adminToken = Files.readString(adminTokenFile()).trim();
 
-    SimSeed seed = options.seed() == null ? SimulatedCluster.defaultSeed() : SimulatedCluster.readSeed(options.seed());
+    seed = options.seed() == null ? SimulatedCluster.defaultSeed() : SimulatedCluster.readSeed(options.seed());
     for (int i = 1; i <= options.clusters(); i++) {
       String name = i == 1 ? "sim" : "sim-" + i;
       SimulatedCluster simulator = SimulatedCluster.start(seed,
@@ -142,6 +145,25 @@ public final class DevRuntime implements AutoCloseable {
       clusters.add(new AttachedCluster(attach(name, Files.readString(kubeconfig), domain), name, domain, simulator, kubeconfig));
     }
     writeStateFile(keyDir);
+    if (options.noDemo()) {
+      log.info("demo data: not seeded (--no-demo)");
+    } else {
+      // After the attach: the offerings follow the GPU models and modes the workers report.
+      demo = seedDemo();
+    }
+  }
+
+  /**
+   * Seeds the demo data ({@link DemoCatalogue}) through the API, or finds it: a second call adds nothing.
+   * A failed call is logged and listed in the answer's problems; it does not stop the runtime.
+   */
+  public DemoCatalogue.Demo seedDemo() {
+    return new DemoCatalogue(apiUrl(), adminToken, dataDir).seed(seed);
+  }
+
+  /** The demo data seeded at start; null with {@code --no-demo}. */
+  public DemoCatalogue.Demo demo() {
+    return demo;
   }
 
   /**

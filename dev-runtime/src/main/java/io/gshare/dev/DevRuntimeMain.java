@@ -1,7 +1,7 @@
 package io.gshare.dev;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** {@code make dev}: starts the dev runtime, says where everything listens, stops on Ctrl-C. */
@@ -81,13 +81,74 @@ public final class DevRuntimeMain {
            kubectl --kubeconfig %s get nodes
            .tools/bin/temporal workflow list --address %s --query "GshareClusterId='%s'"
            .tools/bin/temporal schedule list --address %s
-         Ctrl-C stops everything.
+        %s Ctrl-C stops everything.
         ============================================================================
         """.formatted(
             api, api, runtime.managementUrl(), runtime.temporalAddress(),
             runtime.temporalUiUrl() == null ? "that of the external server" : runtime.temporalUiUrl(), runtime.dbUrl(), runtime.dataDir(), clusters,
             test.path("status").asText(), test.path("gpu_count").asInt(), test.path("checks"),
             runtime.dataDir().resolve("admin.token"), api, api, api, api, first, api, api,
-            runtime.clusters().get(0).kubeconfig(), runtime.temporalAddress(), first, runtime.temporalAddress());
+            runtime.clusters().get(0).kubeconfig(), runtime.temporalAddress(), first, runtime.temporalAddress(),
+            demoSection(runtime));
+  }
+
+  /** The demo data and the first session's lines; what is missing when the seeding failed; one line with --no-demo. */
+  static String demoSection(DevRuntime runtime) {
+    DemoCatalogue.Demo demo = runtime.demo();
+    StringBuilder text = new StringBuilder("----------------------------------------------------------------------------\n");
+    if (demo == null) {
+      return text.append(" Demo data: not seeded (--no-demo).\n").toString();
+    }
+    text.append(" Demo data (named \"demo: ...\"; --no-demo leaves it out):\n");
+    for (DemoCatalogue.Offering o : demo.offerings()) {
+      text.append("   offering ").append(o.id()).append("  ").append(o.name()).append('\n');
+    }
+    if (demo.imageId() != null) {
+      text.append("   image    ").append(demo.imageId()).append("  ").append(DemoCatalogue.IMAGE_NAME)
+          .append(" (").append(DemoCatalogue.IMAGE_REFERENCE).append(")\n");
+    }
+    if (demo.demoUserId() != null) {
+      text.append("   user     ").append(demo.demoUserId()).append("  ").append(DemoCatalogue.DEMO_EMAIL)
+          .append(" (role user), token in ").append(demo.tokenFile()).append('\n');
+    }
+    text.append("   credits  ").append(DemoCatalogue.CREDITS.toPlainString())
+        .append(" granted once each to the demo user and the super admin\n");
+    for (String problem : demo.problems()) {
+      text.append("   FAILED   ").append(problem).append('\n');
+    }
+    List<String> lines = firstSessionLines(runtime);
+    if (lines.isEmpty()) {
+      return text.append(" The demo data is incomplete (above), so there is no first session to print.\n").toString();
+    }
+    text.append(" A first session, as the demo user (create; watch until running; its URL and the check its\n")
+        .append(" ingress makes before letting you in: 200. The cluster is simulated, so nothing answers the URL):\n");
+    for (String line : lines) {
+      text.append("   ").append(line).append('\n');
+    }
+    return text.toString();
+  }
+
+  /**
+   * The shell lines that create, watch and open a first session with curl as the demo user, each to
+   * be pasted as it is (bash or zsh; curl and grep); empty when the demo data is not ready.
+   */
+  static List<String> firstSessionLines(DevRuntime runtime) {
+    DemoCatalogue.Demo demo = runtime.demo();
+    if (demo == null || !demo.ready()) {
+      return List.of();
+    }
+    String api = runtime.apiUrl();
+    String auth = "-H \"Authorization: Bearer $DEMO_TOKEN\"";
+    String session = api + "/api/v1/sessions/$SESSION";
+    return List.of(
+        "export DEMO_TOKEN=$(cat " + demo.tokenFile() + ")",
+        "R=$(curl -s -XPOST " + api + "/api/v1/sessions " + auth + " -H 'Content-Type: application/json' -d '"
+            + demo.sessionBody() + "'); printf '%s\\n' \"$R\"; SESSION=$(printf '%s' \"$R\" | grep -oE 'ses_[0-9a-z]{16}'"
+            + " | head -n1); echo \"SESSION=$SESSION\"",
+        "until R=$(curl -s " + session + " " + auth + "); S=$(printf '%s' \"$R\" | grep -oE '\"state\":\"[a-z]+\"' | head -n1);"
+            + " printf '%s\\n' \"${S:-${R:-no answer}}\"; printf '%s' \"${S:-$R}\" | grep -qE 'running|paused|failed|terminated|\"code\"';"
+            + " do sleep 2; done",
+        "URL=$(curl -s " + session + " " + auth + " | grep -oE '\"url\":\"[^\"]*\"' | cut -d'\"' -f4); echo \"$URL\"; curl -s -o /dev/null"
+            + " -w '%{http_code}\\n' " + api + "/internal/connect/verify " + auth + " -H \"X-Original-URL: $URL\"");
   }
 }

@@ -14,6 +14,7 @@ import java.util.Map;
  * @param temporalAddress an external Temporal instead of the embedded dev server
  * @param temporalCli the Temporal CLI whose dev server is started when no external Temporal is named
  * @param logDir where child processes write their output; null means this terminal
+ * @param noDemo do not seed the demo catalogue ({@link DemoCatalogue}): offerings, an image, a demo user and credits
  */
 public record DevRuntimeOptions(
     Path dataDir,
@@ -32,7 +33,8 @@ public record DevRuntimeOptions(
     Path apiJar,
     Path workerJar,
     Path seed,
-    Path logDir) {
+    Path logDir,
+    boolean noDemo) {
 
   public static final String USAGE = """
       usage: gshare-dev [options]      (make dev runs it after building)
@@ -53,7 +55,13 @@ public record DevRuntimeOptions(
         --seed FILE             the simulated cluster's seed YAML (default: 8x H100, 4x A100, 1 CPU node)
         --api-jar FILE          default api/target/gshare-api.jar
         --worker-jar FILE       default cluster-worker/target/gshare-cluster-worker.jar
-        --log-dir DIR           write the api and cluster-worker output to DIR instead of this terminal""";
+        --log-dir DIR           write the api and cluster-worker output to DIR instead of this terminal
+        --no-demo               do not seed the demo data (named "demo: ..."): an offering per simulated GPU
+                                model and mode, a Jupyter image, user demo@example.com and its token in
+                                <data dir>/demo.token, credits for it and the super admin (env GSHARE_DEV_NO_DEMO=1)""";
+
+  /** Options that take no value ({@code --no-demo}, or {@code --no-demo=false}). */
+  private static final List<String> SWITCHES = List.of("no-demo");
 
   public static DevRuntimeOptions parse(String[] args, Map<String, String> env) {
     Map<String, String> flags = new java.util.HashMap<>();
@@ -70,6 +78,8 @@ public record DevRuntimeOptions(
       if (eq >= 0) {
         value = name.substring(eq + 1);
         name = name.substring(0, eq);
+      } else if (SWITCHES.contains(name)) {
+        value = "true";
       } else if (i + 1 < args.length) {
         value = args[++i];
       } else {
@@ -79,7 +89,8 @@ public record DevRuntimeOptions(
       flags.put(name, value);
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
-        "temporal-ui-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir");
+        "temporal-ui-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
+        "no-demo");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -114,6 +125,9 @@ public record DevRuntimeOptions(
         problems.add(required + " does not exist" + (required.toString().endsWith(".jar") ? " (run make build)" : ""));
       }
     }
+    boolean noDemo = flags.containsKey("no-demo")
+        ? bool(flags.get("no-demo"), "--no-demo", problems)
+        : bool(env.getOrDefault("GSHARE_DEV_NO_DEMO", "false"), "GSHARE_DEV_NO_DEMO", problems);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
@@ -121,7 +135,20 @@ public record DevRuntimeOptions(
         dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
-        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null);
+        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, noDemo);
+  }
+
+  /** true, 1, yes / false, 0, no or empty (any case). */
+  private static boolean bool(String value, String name, List<String> problems) {
+    switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true", "1", "yes":
+        return true;
+      case "false", "0", "no", "":
+        return false;
+      default:
+        problems.add(name + " '" + value + "' is not true or false");
+        return false;
+    }
   }
 
   private static int port(String value, String name, List<String> problems) {

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The README's first command, end to end: real PostgreSQL, the Temporal CLI's dev server with its
  * Web UI, the simulated cluster, and the api and cluster-worker as the processes their jars start.
  * Checks the round trip through the real cluster-worker, kubectl against the simulator, the
- * README's temporal commands, a restart that keeps the data, the running workflows and the
- * Schedules, and that stopping leaves nothing running.
+ * README's temporal commands, the demo data and the banner's first session (run as printed), a
+ * restart that keeps the data, the running workflows and the Schedules and adds no demo data, and
+ * that stopping leaves nothing running.
  */
 class DevRuntimeIT {
 
@@ -41,6 +42,9 @@ class DevRuntimeIT {
     String sessionId;
     String sessionRunId;
     java.time.Instant scheduleCreatedAt;
+    Map<String, Integer> demoCounts;
+    DemoCatalogue.Demo demo;
+    String demoToken;
     try (DevRuntime runtime = DevRuntime.start(options)) {
       assertThat(get(runtime, "/healthz", null).statusCode()).isEqualTo(200);
       String admin = runtime.adminToken();
@@ -107,6 +111,20 @@ class DevRuntimeIT {
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
           assertThat(temporal(runtime, "schedule", "list")).contains("metering-sweep"));
 
+      // The demo data, the banner's first session, and a second seeding that adds nothing.
+      demo = runtime.demo();
+      demoToken = checkDemoData(runtime);
+      checkTheBannersFirstSession(runtime, test, demoToken);
+      demoCounts = demoCounts(runtime);
+      DemoCatalogue.Demo seededAgain = runtime.seedDemo();
+      assertThat(seededAgain.problems()).isEmpty();
+      assertThat(seededAgain.offerings()).isEqualTo(demo.offerings());
+      assertThat(seededAgain.imageId()).isEqualTo(demo.imageId());
+      assertThat(seededAgain.demoUserId()).isEqualTo(demo.demoUserId());
+      assertThat(seededAgain.adminUserId()).isEqualTo(demo.adminUserId());
+      assertThat(demoCounts(runtime)).isEqualTo(demoCounts);
+      assertThat(java.nio.file.Files.readString(demo.tokenFile()).trim()).isEqualTo(demoToken);
+
       // A session left running across the restart below.
       sessionId = startSession(runtime);
       JsonNode running = awaitSession(runtime, sessionId, "running");
@@ -130,6 +148,14 @@ class DevRuntimeIT {
     // Same data directory: the clusters are known, attached again, and keep their history; Temporal
     // kept the running session's execution (the same run: nothing had to be recovered) and the Schedule.
     try (DevRuntime again = DevRuntime.start(options(dataDir, options))) {
+      // The demo data was found, not made again; the demo token still signs in and was kept.
+      assertThat(again.demo().problems()).isEmpty();
+      assertThat(again.demo().offerings()).isEqualTo(demo.offerings());
+      assertThat(again.demo().imageId()).isEqualTo(demo.imageId());
+      assertThat(again.demo().demoUserId()).isEqualTo(demo.demoUserId());
+      assertThat(demoCounts(again)).isEqualTo(demoCounts);
+      assertThat(java.nio.file.Files.readString(again.demo().tokenFile()).trim()).isEqualTo(demoToken);
+      assertThat(send(again, "GET", "/api/v1/users/me", null, demoToken).path("id").asText()).isEqualTo(demo.demoUserId());
       for (DevRuntime.AttachedCluster cluster : again.clusters()) {
         JsonNode view = json.readTree(get(again, "/api/v1/clusters/" + cluster.id(), again.adminToken()).body());
         assertThat(view.path("created_at").asText()).isEqualTo(createdAt.get(cluster.name()));
@@ -153,15 +179,6 @@ class DevRuntimeIT {
     }
   }
 
-  @Test
-  void badOptionsAreRefusedWithTheProblemNamed() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DevRuntimeOptions.parse(
-            new String[] {"--http-port", "eighty", "--bogus", "x", "--temporal-address", "nope"}, Map.of()))
-        .hasMessageContaining("--http-port 'eighty' is not a number")
-        .hasMessageContaining("unknown option --bogus")
-        .hasMessageContaining("--temporal-address 'nope' is not host:port");
-  }
-
   /** Temporal clients on the dev runtime's server. */
   private record Temporal(io.temporal.serviceclient.WorkflowServiceStubs stubs) implements AutoCloseable {
     Temporal(String address) {
@@ -181,6 +198,217 @@ class DevRuntimeIT {
     public void close() {
       stubs.shutdown();
     }
+  }
+
+  /**
+   * The demo data after a first start: an offering per GPU model of the simulator's seed in the mode
+   * its nodes serve, each one the demo user could start now; the image; the demo user, signed in by
+   * {@code demo.token}; the credits of the demo user and of the super admin. Answers the demo token.
+   */
+  private String checkDemoData(DevRuntime runtime) throws Exception {
+    String admin = runtime.adminToken();
+    DemoCatalogue.Demo demo = runtime.demo();
+    assertThat(demo).as("seeded without --no-demo").isNotNull();
+    assertThat(demo.problems()).isEmpty();
+    assertThat(demo.ready()).isTrue();
+    assertThat(demo.tokenFile()).isEqualTo(runtime.dataDir().resolve("demo.token"));
+    String demoToken = java.nio.file.Files.readString(demo.tokenFile()).trim();
+
+    JsonNode me = send(runtime, "GET", "/api/v1/users/me", null, demoToken);
+    assertThat(me.path("id").asText()).isEqualTo(demo.demoUserId());
+    assertThat(me.path("email").asText()).isEqualTo(DemoCatalogue.DEMO_EMAIL);
+    assertThat(me.path("role").asText()).isEqualTo("user");
+    assertThat(me.path("display_name").asText()).startsWith(DemoCatalogue.PREFIX);
+    assertThat(send(runtime, "GET", "/api/v1/users/me", null, admin).path("id").asText()).isEqualTo(demo.adminUserId());
+
+    // The default seed: 8 H100 on an exclusive node, 4 A100 on a fractional one.
+    java.util.Set<String> seeded = new java.util.HashSet<>();
+    for (io.gshare.sim.SimSeed.NodeSpec node : io.gshare.sim.SimulatedCluster.defaultSeed().nodes()) {
+      if (node.hasGpus()) {
+        seeded.add(node.gpus().model() + " / " + node.gpuMode());
+      }
+    }
+    assertThat(seeded).containsExactlyInAnyOrder("NVIDIA H100 80GB HBM3 / exclusive", "NVIDIA A100-SXM4-40GB / fractional");
+    Map<String, JsonNode> offerings = new java.util.HashMap<>();
+    for (JsonNode o : send(runtime, "GET", "/api/v1/offerings", null, demoToken).path("items")) {
+      if (o.path("name").asText().startsWith(DemoCatalogue.PREFIX)) {
+        assertThat(offerings.put(o.path("gpu_model").asText() + " / " + o.path("mode").asText(), o))
+            .as("one demo offering per model and mode").isNull();
+      }
+    }
+    assertThat(offerings.keySet()).containsExactlyInAnyOrderElementsOf(seeded);
+    JsonNode exclusive = offerings.get("NVIDIA H100 80GB HBM3 / exclusive");
+    assertThat(exclusive.path("name").asText()).isEqualTo("demo: NVIDIA H100 80GB HBM3, 1 whole GPU");
+    assertThat(exclusive.path("gpu_count").asInt()).isEqualTo(1);
+    assertThat(exclusive.has("gpumem_mib")).isFalse();
+    assertThat(exclusive.path("price_per_hour").decimalValue()).isEqualByComparingTo("2");
+    JsonNode fractional = offerings.get("NVIDIA A100-SXM4-40GB / fractional");
+    assertThat(fractional.path("name").asText()).isEqualTo("demo: NVIDIA A100-SXM4-40GB, 1/4 GPU slice");
+    assertThat(fractional.has("gpu_count")).isFalse();
+    assertThat(fractional.path("gpumem_mib").asInt()).isEqualTo(10240);
+    assertThat(fractional.path("gpucores_percent").asInt()).isEqualTo(25);
+    assertThat(fractional.path("price_per_hour").decimalValue()).isEqualByComparingTo("0.5");
+    for (JsonNode o : offerings.values()) {
+      assertThat(o.path("active").asBoolean()).isTrue();
+      assertThat(o.path("cluster_has").asBoolean()).isTrue();
+      // Placement (and admission: credits) would take it now, as the demo user.
+      JsonNode availability = send(runtime, "GET", "/api/v1/availability?offering_id=" + o.path("id").asText(), null, demoToken);
+      assertThat(availability.path("cluster_id").asText()).as(availability.toString()).startsWith("clu_");
+    }
+    assertThat(demo.offerings()).extracting(DemoCatalogue.Offering::id)
+        .containsExactlyInAnyOrderElementsOf(offerings.values().stream().map(o -> o.path("id").asText()).toList());
+    assertThat(demo.sessionOffering().orElseThrow().id()).isEqualTo(exclusive.path("id").asText());
+
+    JsonNode image = null;
+    for (JsonNode i : send(runtime, "GET", "/api/v1/images", null, demoToken).path("items")) {
+      if (i.path("name").asText().equals(DemoCatalogue.IMAGE_NAME)) {
+        image = i;
+      }
+    }
+    assertThat(image).as("the demo image, visible to the demo user").isNotNull();
+    assertThat(image.path("id").asText()).isEqualTo(demo.imageId());
+    assertThat(image.path("reference").asText()).isEqualTo(DemoCatalogue.IMAGE_REFERENCE);
+    assertThat(image.path("port").asInt()).isEqualTo(8888);
+    assertThat(image.path("description").asText()).startsWith("demo data");
+
+    for (String token : List.of(demoToken, admin)) {
+      JsonNode credits = send(runtime, "GET", "/api/v1/credits", null, token);
+      List<JsonNode> grants = new java.util.ArrayList<>();
+      credits.path("entries").forEach(e -> {
+        if (e.path("kind").asText().equals("grant") && e.path("description").asText().startsWith(DemoCatalogue.PREFIX)) {
+          grants.add(e);
+        }
+      });
+      assertThat(grants).as(credits.toString()).hasSize(1);
+      assertThat(grants.get(0).path("amount").decimalValue()).isEqualByComparingTo(DemoCatalogue.CREDITS);
+      assertThat(credits.path("balance").decimalValue()).isGreaterThanOrEqualTo(DemoCatalogue.CREDITS);
+    }
+    return demoToken;
+  }
+
+  /**
+   * The banner's first-session lines: the create's request as printed (same body, demo token) reaches
+   * running at a URL its owner may open; then, where bash and curl are installed, the lines themselves,
+   * run as printed. Both sessions are ended afterwards.
+   */
+  private void checkTheBannersFirstSession(DevRuntime runtime, JsonNode connectionTest, String demoToken) throws Exception {
+    DemoCatalogue.Demo demo = runtime.demo();
+    String banner = DevRuntimeMain.banner(runtime, connectionTest);
+    List<String> lines = DevRuntimeMain.firstSessionLines(runtime);
+    assertThat(lines).hasSize(4);
+    for (String line : lines) {
+      assertThat(banner).contains("   " + line + "\n");
+    }
+    assertThat(lines.get(0)).isEqualTo("export DEMO_TOKEN=$(cat " + runtime.dataDir().resolve("demo.token") + ")");
+    assertThat(lines.get(1)).contains("curl -s -XPOST " + runtime.apiUrl() + "/api/v1/sessions ");
+    java.util.regex.Matcher body = java.util.regex.Pattern.compile("-d '([^']*)'").matcher(lines.get(1));
+    assertThat(body.find()).as(lines.get(1)).isTrue();
+    assertThat(body.group(1)).isEqualTo(demo.sessionBody());
+    JsonNode sent = json.readTree(body.group(1));
+    assertThat(sent.path("offering_id").asText()).isEqualTo(demo.sessionOffering().orElseThrow().id());
+    assertThat(sent.path("image_id").asText()).isEqualTo(demo.imageId());
+
+    // The create's request, as the line sends it.
+    JsonNode created = send(runtime, "POST", "/api/v1/sessions", body.group(1), demoToken);
+    String id = created.at("/session/id").asText();
+    assertThat(id).matches("ses_[0-9a-z]{16}");
+    JsonNode running = awaitSession(runtime, id, "running");
+    String url = running.at("/session/url").asText();
+    assertThat(url).isEqualTo("https://" + sessionDomainOf(runtime, running) + "/s/" + id + "/");
+    assertThat(connectVerify(runtime, demoToken, url).statusCode()).isEqualTo(200);
+    // Only its owner opens it: the super admin gets 403.
+    assertThat(connectVerify(runtime, runtime.adminToken(), url).statusCode()).isEqualTo(403);
+    List<String> sessions = new java.util.ArrayList<>(List.of(id));
+
+    // The lines themselves, pasted into a shell.
+    if (onPath("bash") && onPath("curl")) {
+      ProcessBuilder paste = new ProcessBuilder("bash", "-c", String.join("\n", lines)).redirectErrorStream(true);
+      // A proxy set in this environment must not take curl's loopback calls (Java's client ignores it).
+      paste.environment().put("NO_PROXY", "127.0.0.1,localhost");
+      paste.environment().put("no_proxy", "127.0.0.1,localhost");
+      Process shell = paste.start();
+      boolean ended = shell.waitFor(150, TimeUnit.SECONDS);
+      if (!ended) {
+        shell.destroyForcibly();
+      }
+      String output = new String(shell.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(ended).as("the banner's lines within 150 s:%n%s", output).isTrue();
+      assertThat(shell.exitValue()).as(output).isZero();
+      java.util.regex.Matcher printed = java.util.regex.Pattern.compile("SESSION=(ses_[0-9a-z]{16})").matcher(output);
+      assertThat(printed.find()).as(output).isTrue();
+      String viaShell = printed.group(1);
+      sessions.add(viaShell);
+      List<String> out = output.lines().toList();
+      assertThat(out).as(output).contains("\"state\":\"running\"");
+      JsonNode shellSession = send(runtime, "GET", "/api/v1/sessions/" + viaShell, null, runtime.adminToken());
+      assertThat(shellSession.at("/session/user_id").asText()).isEqualTo(demo.demoUserId());
+      assertThat(out).as(output).contains(shellSession.at("/session/url").asText());
+      assertThat(out.get(out.size() - 1)).as(output).isEqualTo("200");
+    } else {
+      System.out.println("DevRuntimeIT: no bash or curl on PATH; the banner's lines were checked by their request only");
+    }
+
+    for (String session : sessions) {
+      send(runtime, "DELETE", "/api/v1/sessions/" + session, null, demoToken);
+      awaitSession(runtime, session, "terminated");
+    }
+  }
+
+  /** The session domain of the cluster a session runs on. */
+  private static String sessionDomainOf(DevRuntime runtime, JsonNode session) {
+    String cluster = session.at("/session/cluster_id").asText();
+    return runtime.clusters().stream().filter(c -> c.id().equals(cluster)).findFirst()
+        .orElseThrow(() -> new AssertionError("session on an unknown cluster: " + session)).sessionDomain();
+  }
+
+  /** What a session's ingress asks before letting a browser in (ingress-nginx's auth-url shape). */
+  private HttpResponse<String> connectVerify(DevRuntime runtime, String token, String url) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/internal/connect/verify"))
+        .header("Authorization", "Bearer " + token).header("X-Original-URL", url).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static boolean onPath(String command) throws Exception {
+    Process which = new ProcessBuilder("sh", "-c", "command -v " + command).redirectErrorStream(true).start();
+    return which.waitFor(10, TimeUnit.SECONDS) && which.exitValue() == 0;
+  }
+
+  /** How many demo objects exist: what a second seeding must leave unchanged. */
+  private Map<String, Integer> demoCounts(DevRuntime runtime) throws Exception {
+    String admin = runtime.adminToken();
+    Map<String, Integer> counts = new java.util.TreeMap<>();
+    counts.put("offerings", count(send(runtime, "GET", "/api/v1/offerings", null, admin).path("items"),
+        o -> o.path("name").asText().startsWith(DemoCatalogue.PREFIX)));
+    counts.put("images", count(send(runtime, "GET", "/api/v1/images", null, admin).path("items"),
+        i -> i.path("name").asText().startsWith(DemoCatalogue.PREFIX)));
+    List<String> demoUsers = new java.util.ArrayList<>();
+    send(runtime, "GET", "/api/v1/users", null, admin).path("items").forEach(u -> {
+      if (u.path("email").asText().equalsIgnoreCase(DemoCatalogue.DEMO_EMAIL)) {
+        demoUsers.add(u.path("id").asText());
+      }
+    });
+    counts.put("users", demoUsers.size());
+    assertThat(demoUsers).hasSize(1);
+    String demoUser = demoUsers.get(0);
+    String adminUser = send(runtime, "GET", "/api/v1/users/me", null, admin).path("id").asText();
+    for (Map.Entry<String, String> user : Map.of("demo user", demoUser, "super admin", adminUser).entrySet()) {
+      counts.put("grants of the " + user.getKey(), count(
+          send(runtime, "GET", "/api/v1/credits?limit=1000&user_id=" + user.getValue(), null, admin).path("entries"),
+          e -> e.path("kind").asText().equals("grant") && e.path("description").asText().startsWith(DemoCatalogue.PREFIX)));
+    }
+    counts.put("tokens of the demo user",
+        send(runtime, "GET", "/api/v1/users/" + demoUser + "/tokens", null, admin).path("items").size());
+    return counts;
+  }
+
+  private static int count(JsonNode items, java.util.function.Predicate<JsonNode> which) {
+    int n = 0;
+    for (JsonNode item : items) {
+      if (which.test(item)) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** An offering, an image and credits for the runtime's super admin, then a session of one H100. */

@@ -89,6 +89,8 @@ public final class SessionBench {
         "--temporal-ui-port", String.valueOf(freePort()), "--management-port", String.valueOf(freePort()),
         "--postgres-port", String.valueOf(freePort()), "--simulator-port", String.valueOf(freePort()),
         "--seed", seed().toString(),
+        // The bench makes its own offering, image and users; the demo data would only be in the way.
+        "--no-demo",
         "--api-jar", System.getProperty("gshare.dev.api-jar", "api/target/gshare-api.jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar", "cluster-worker/target/gshare-cluster-worker.jar"),
         "--log-dir", Files.createTempDirectory("gshare-bench-logs").toString()}, Map.of());

@@ -1,0 +1,92 @@
+package io.gshare.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link DevRuntimeOptions#parse}: no process is started. */
+class DevRuntimeOptionsTest {
+
+  @TempDir
+  Path dir;
+
+  private Path apiJar;
+  private Path workerJar;
+
+  @BeforeEach
+  void jars() throws IOException {
+    apiJar = Files.createFile(dir.resolve("api.jar"));
+    workerJar = Files.createFile(dir.resolve("worker.jar"));
+  }
+
+  /** Options that pass the file checks (an external Temporal: no CLI needed), then {@code extra}. */
+  private String[] args(String... extra) {
+    List<String> args = new ArrayList<>(List.of("--api-jar", apiJar.toString(), "--worker-jar", workerJar.toString(),
+        "--temporal-address", "127.0.0.1:7233"));
+    args.addAll(List.of(extra));
+    return args.toArray(String[]::new);
+  }
+
+  @Test
+  void theDemoDataIsSeededByDefault() {
+    assertThat(DevRuntimeOptions.parse(args(), Map.of()).noDemo()).isFalse();
+  }
+
+  @Test
+  void noDemoTakesNoValue() {
+    DevRuntimeOptions options = DevRuntimeOptions.parse(args("--no-demo", "--http-port", "8081"), Map.of());
+    assertThat(options.noDemo()).isTrue();
+    assertThat(options.httpPort()).isEqualTo(8081);
+    // Last on the line too.
+    assertThat(DevRuntimeOptions.parse(args("--http-port", "8081", "--no-demo"), Map.of()).noDemo()).isTrue();
+  }
+
+  @Test
+  void noDemoTakesAnExplicitValueAfterAnEqualsSign() {
+    assertThat(DevRuntimeOptions.parse(args("--no-demo=true"), Map.of()).noDemo()).isTrue();
+    assertThat(DevRuntimeOptions.parse(args("--no-demo=false"), Map.of()).noDemo()).isFalse();
+  }
+
+  @Test
+  void theEnvironmentVariableSetsItAndTheFlagWins() {
+    assertThat(DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_NO_DEMO", "1")).noDemo()).isTrue();
+    assertThat(DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_NO_DEMO", "true")).noDemo()).isTrue();
+    assertThat(DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_NO_DEMO", "false")).noDemo()).isFalse();
+    assertThat(DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_NO_DEMO", "")).noDemo()).isFalse();
+    assertThat(DevRuntimeOptions.parse(args("--no-demo=false"), Map.of("GSHARE_DEV_NO_DEMO", "1")).noDemo()).isFalse();
+    assertThat(DevRuntimeOptions.parse(args("--no-demo"), Map.of("GSHARE_DEV_NO_DEMO", "0")).noDemo()).isTrue();
+  }
+
+  @Test
+  void aValueThatIsNotABooleanIsRefused() {
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--no-demo=maybe"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--no-demo 'maybe' is not true or false");
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_NO_DEMO", "sometimes")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("GSHARE_DEV_NO_DEMO 'sometimes' is not true or false");
+  }
+
+  @Test
+  void theUsageNamesTheFlagAndItsVariable() {
+    assertThat(DevRuntimeOptions.USAGE).contains("--no-demo").contains("GSHARE_DEV_NO_DEMO");
+  }
+
+  @Test
+  void badOptionsAreRefusedWithTheProblemNamed() {
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(
+            new String[] {"--http-port", "eighty", "--bogus", "x", "--temporal-address", "nope"}, Map.of()))
+        .hasMessageContaining("--http-port 'eighty' is not a number")
+        .hasMessageContaining("unknown option --bogus")
+        .hasMessageContaining("--temporal-address 'nope' is not host:port");
+  }
+}
