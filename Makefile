@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal
+.PHONY: help build dev test test-java test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -96,3 +96,6 @@ prod-deploy: ## the production install: checks the CloudNativePG and external-se
 
 deploy-temporal: ## install or upgrade Temporal (the official chart, deploy/temporal/values.yaml) as release temporal in namespace temporal (DEPLOY_ARGS as above)
 	hack/deploy.sh temporal $(DEPLOY_ARGS)
+
+deploy-monitoring: ## kubectl apply -f deploy/monitoring/monitoring-stack.yaml: dcgm-exporter, node-exporter, kube-state-metrics and Prometheus (30 days, ClusterIP only) in namespace monitoring (DEPLOY_ARGS as above)
+	hack/deploy.sh monitoring $(DEPLOY_ARGS)

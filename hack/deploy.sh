@@ -1,29 +1,40 @@
 #!/usr/bin/env bash
 # Installs or upgrades gShare's control plane, or the Temporal it runs on, with helm upgrade --install into
-# the current kubectl context (or the one --context names). kubectl and helm come from PATH or from
-# <repo>/.tools/bin (make tools). Run it again after a failure: every step is an upgrade --install.
+# the current kubectl context (or the one --context names), or applies the monitoring stack there with kubectl.
+# kubectl and helm come from PATH or from <repo>/.tools/bin (make tools). Run it again after a failure: every
+# step is an upgrade --install or an apply.
 #
-# Usage: hack/deploy.sh <incluster|prod|temporal> [--dry-run] [--context NAME]
+# Usage: hack/deploy.sh <incluster|prod|temporal|monitoring> [--dry-run] [--context NAME]
 #   incluster   charts/gshare as release gshare in namespace gshare-system, values deploy/values/incluster.yaml
 #   prod        the same with deploy/values/dockerhub.yaml, once the CloudNativePG and external-secrets CRDs
 #               are in the cluster (make prod-deploy)
 #   temporal    the official Temporal chart as release temporal in namespace temporal, values
 #               deploy/temporal/values.yaml, once the Secrets those values name exist (deploy/temporal/README.md)
-#   --dry-run   print the helm command instead of running it (the tool, context and cluster checks still run)
+#   monitoring  kubectl apply -f deploy/monitoring/monitoring-stack.yaml: dcgm-exporter, node-exporter,
+#               kube-state-metrics and Prometheus in namespace monitoring (make deploy-monitoring; no helm needed)
+#   --dry-run   print the helm or kubectl command instead of running it (the tool, context and cluster checks still run)
 #   --context   the kubectl context to deploy to (default: the current context)
 #
 # Environment:
+#   KUBECONFIG              read by kubectl and helm as usual (the kubeconfig the contexts come from)
 #   TOOLS_DIR               where make tools installs kubectl and helm (default: <repo>/.tools)
 #   TEMPORAL_CHART_REPO     required by temporal: the URL of the Temporal project's Helm repository (named in the
 #                           README of temporalio/helm-charts) or of your mirror of it
 #   TEMPORAL_CHART_VERSION  ${TEMPORAL_CHART_VERSION:-1.6.0}, the chart version (1.6.0 = Temporal server 1.31.2)
 #   DEPLOY_TIMEOUT          ${DEPLOY_TIMEOUT:-15m}, helm's --timeout
+#   MONITORING_REGISTRY     required by monitoring: the registry (or pull-through mirror) that serves the stack's
+#                           images under their upstream paths (nvidia/k8s/dcgm-exporter, prom/node-exporter,
+#                           kube-state-metrics/kube-state-metrics, prom/prometheus), e.g. registry.example.com/mirror;
+#                           it replaces the manifest's placeholder registry.example.com
 # Exit status: 0 deployed (or printed), 1 refused or failed, 2 usage error.
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 TOOLS_DIR="${TOOLS_DIR:-${REPO_ROOT}/.tools}"
 TEMPORAL_CHART_REPO="${TEMPORAL_CHART_REPO:-}"
+MONITORING_REGISTRY="${MONITORING_REGISTRY:-}"
+# The manifest's placeholder for the registry of every image (replaced by MONITORING_REGISTRY).
+MONITORING_PLACEHOLDER="registry.example.com/"
 TEMPORAL_CHART_VERSION="${TEMPORAL_CHART_VERSION:-1.6.0}"
 DEPLOY_TIMEOUT="${DEPLOY_TIMEOUT:-15m}"
 
@@ -31,6 +42,14 @@ GSHARE_CHART="charts/gshare"
 GSHARE_NAMESPACE="gshare-system"
 TEMPORAL_VALUES="deploy/temporal/values.yaml"
 TEMPORAL_NAMESPACE="temporal"
+MONITORING_STACK="deploy/monitoring/monitoring-stack.yaml"
+MONITORING_NAMESPACE="monitoring"
+# The monitoring stack's ConfigMaps, each with the workload that reads it only at start: when `kubectl apply`
+# reports one configured, that workload is restarted so that the change takes effect.
+MONITORING_RESTARTS=(
+  "configmap/prometheus-config|deployment/prometheus"
+  "configmap/dcgm-exporter-metrics|daemonset/dcgm-exporter"
+)
 # The CRDs the prod values rely on, each with what installs it.
 PROD_CRDS=(
   "clusters.postgresql.cnpg.io|the CloudNativePG operator"
@@ -42,8 +61,8 @@ fatal() { printf 'deploy: error: %s\n' "$*" >&2; exit 1; }
 
 # usage [all]: the Usage block of the header above (all: the whole header, for --help).
 usage() {
-  local lines='6,13p'
-  if [[ ${1:-} == all ]]; then lines='2,20p'; fi
+  local lines='/^# Usage:/,/^#   --context/p'
+  if [[ ${1:-} == all ]]; then lines='2,/^# Exit status:/p'; fi
   sed -n "${lines}" "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
@@ -135,9 +154,7 @@ check_temporal_secrets() {
 run_helm() {
   local cmd=("${HELM}" "$@" "${HELM_FLAGS[@]}")
   if [[ ${DRY_RUN} -eq 1 ]]; then
-    local quoted=() word
-    for word in "${cmd[@]}"; do quoted+=("$(printf '%q' "${word}")"); done
-    printf '%s\n' "${quoted[*]}"
+    print_command "${cmd[@]}"
     return 0
   fi
   (cd "${REPO_ROOT}" && "${cmd[@]}") || fatal "helm upgrade --install failed in context ${CONTEXT} (see above); fix it and run this again"
@@ -166,6 +183,59 @@ deploy_temporal() {
   fi
 }
 
+# print_command ARGS...: the command, shell-quoted, on stdout (--dry-run).
+print_command() {
+  local quoted=() word
+  for word in "$@"; do quoted+=("$(printf '%q' "${word}")"); done
+  printf '%s\n' "${quoted[*]}"
+}
+
+# Prometheus's claim names no StorageClass: without a default one it stays Pending (until one is marked default:
+# the claim then gets it). A warning, not a refusal; a cluster that does not answer is fatal, as elsewhere.
+check_default_storage_class() {
+  local defaults
+  defaults="$("${KUBECTL}" "${KUBECTL_FLAGS[@]}" get storageclass \
+    -o 'jsonpath={range .items[*]}{.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}{"\n"}{end}' 2>&1)" ||
+    fatal "kubectl get storageclass failed in context ${CONTEXT}: ${defaults:-no message}"
+  if [[ $'\n'${defaults}$'\n' != *$'\n'true$'\n'* ]]; then
+    info "warning: context ${CONTEXT} has no default StorageClass: Prometheus's claim ${MONITORING_NAMESPACE}/prometheus-data"
+    info "stays Pending until one is marked: kubectl annotate storageclass NAME storageclass.kubernetes.io/is-default-class=true"
+  fi
+}
+
+deploy_monitoring() {
+  [[ -n ${MONITORING_REGISTRY} ]] \
+    || fatal "set MONITORING_REGISTRY to the registry (or mirror) that serves the monitoring images under their upstream paths, e.g. MONITORING_REGISTRY=registry.example.com/mirror (docs/operator/monitoring.md lists them)"
+  [[ ${MONITORING_REGISTRY} =~ ^[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._/-]+)?$ ]] \
+    || fatal "MONITORING_REGISTRY must be host[:port][/path] without a scheme, not '${MONITORING_REGISTRY}'"
+  local registry="${MONITORING_REGISTRY%/}/"
+  local cmd=("${KUBECTL}" "${KUBECTL_FLAGS[@]}" apply -f -)
+  if [[ ${DRY_RUN} -eq 1 ]]; then
+    printf 'sed s#%s#%s#g %s | ' "${MONITORING_PLACEHOLDER}" "${registry}" "${MONITORING_STACK}"
+    print_command "${cmd[@]}"
+    return 0
+  fi
+  local out
+  # The manifest with the operator's registry in every image, on kubectl's stdin; kubectl's own lines go to stderr.
+  out="$(cd "${REPO_ROOT}" && sed "s#${MONITORING_PLACEHOLDER}#${registry}#g" "${MONITORING_STACK}" | "${cmd[@]}")" || {
+    [[ -z ${out:-} ]] || printf '%s\n' "${out}" >&2
+    fatal "kubectl apply -f ${MONITORING_STACK} failed in context ${CONTEXT} (see above); fix it and run this again"
+  }
+  [[ -z ${out} ]] || printf '%s\n' "${out}" >&2
+  # Prometheus and dcgm-exporter read their ConfigMap only when they start.
+  local entry
+  for entry in "${MONITORING_RESTARTS[@]}"; do
+    if [[ $'\n'${out}$'\n' == *$'\n'"${entry%%|*} configured"$'\n'* ]]; then
+      info "${entry%%|*} changed: restarting ${entry#*|}"
+      "${KUBECTL}" "${KUBECTL_FLAGS[@]}" --namespace "${MONITORING_NAMESPACE}" rollout restart "${entry#*|}" >&2 ||
+        fatal "kubectl rollout restart ${entry#*|} failed in context ${CONTEXT}; run it again by hand"
+    fi
+  done
+  info "the monitoring stack is applied in ${MONITORING_NAMESPACE} (context ${CONTEXT}); Prometheus is not exposed outside"
+  info "the cluster: \`kubectl -n ${MONITORING_NAMESPACE} port-forward svc/prometheus 9090\` reaches it from here, and the"
+  info "cluster's prometheus_url is http://prometheus.${MONITORING_NAMESPACE}.svc:9090 (PATCH /api/v1/clusters/{id}, docs/operator/monitoring.md)"
+}
+
 main() {
   local target="" arg
   DRY_RUN=0
@@ -191,17 +261,18 @@ main() {
         [[ -n ${CONTEXT} ]] || usage_error "--context needs a context name"
         ;;
       -*) usage_error "unknown option: ${arg}" ;;
-      incluster | prod | temporal)
+      incluster | prod | temporal | monitoring)
         [[ -z ${target} ]] || usage_error "one target at a time (got ${target} and ${arg})"
         target=${arg}
         ;;
-      *) usage_error "unknown target: ${arg} (incluster, prod or temporal)" ;;
+      *) usage_error "unknown target: ${arg} (incluster, prod, temporal or monitoring)" ;;
     esac
   done
-  [[ -n ${target} ]] || usage_error "which target: incluster, prod or temporal?"
+  [[ -n ${target} ]] || usage_error "which target: incluster, prod, temporal or monitoring?"
 
   local missing=()
-  HELM="$(find_tool helm)" || missing+=(helm)
+  # The monitoring stack is plain manifests: kubectl alone.
+  if [[ ${target} != monitoring ]]; then HELM="$(find_tool helm)" || missing+=(helm); fi
   KUBECTL="$(find_tool kubectl)" || missing+=(kubectl)
   [[ ${#missing[@]} -eq 0 ]] ||
     fatal "${missing[*]} not found on PATH or in ${TOOLS_DIR}/bin: run \`make tools\` (hack/tools.sh installs kubectl and helm there)"
@@ -214,6 +285,7 @@ main() {
       require_file "${values}" "the ${target} values file"
       ;;
     temporal) require_file "${TEMPORAL_VALUES}" "the Temporal values file" ;;
+    monitoring) require_file "${MONITORING_STACK}" "the monitoring stack" ;;
   esac
 
   select_context
@@ -227,6 +299,10 @@ main() {
     temporal)
       check_temporal_secrets
       deploy_temporal
+      ;;
+    monitoring)
+      check_default_storage_class
+      deploy_monitoring
       ;;
   esac
 }

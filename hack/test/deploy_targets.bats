@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# hack/deploy.sh (make deploy-incluster, prod-deploy, deploy-temporal) against stub helm and kubectl: what it
-# refuses, which helm command it runs or prints, and that the make targets call it. No real cluster is
+# hack/deploy.sh (make deploy-incluster, prod-deploy, deploy-temporal, deploy-monitoring) against stub helm and
+# kubectl: what it refuses, which helm or kubectl command it runs or prints, and that the make targets call it. No real cluster is
 # touched: the script runs with a PATH of the stubs and a few links to system tools only, so no real
 # kubectl or helm can resolve.
 # The script runs from a copy inside a temporary repo tree (it finds its charts and values relative to its
@@ -16,10 +16,12 @@ setup() {
   SYS="${BATS_TEST_TMPDIR}/sys"
   export LOG="${BATS_TEST_TMPDIR}/calls.log"
   export STATE="${BATS_TEST_TMPDIR}/state"
-  mkdir -p "${ROOT}/hack" "${ROOT}/charts/gshare" "${ROOT}/deploy/values" "${ROOT}/deploy/temporal" "${BIN}" "${SYS}" "${STATE}"
+  mkdir -p "${ROOT}/hack" "${ROOT}/charts/gshare" "${ROOT}/deploy/values" "${ROOT}/deploy/temporal" \
+    "${ROOT}/deploy/monitoring" "${BIN}" "${SYS}" "${STATE}"
   : >"${LOG}"
   cp "${REAL_ROOT}/hack/deploy.sh" "${SCRIPT}"
   cp "${REAL_ROOT}/deploy/temporal/values.yaml" "${ROOT}/deploy/temporal/values.yaml"
+  cp "${REAL_ROOT}/deploy/monitoring/monitoring-stack.yaml" "${ROOT}/deploy/monitoring/monitoring-stack.yaml"
   printf 'apiVersion: v2\nname: gshare\nversion: 0.1.0\n' >"${ROOT}/charts/gshare/Chart.yaml"
   echo "# incluster" >"${ROOT}/deploy/values/incluster.yaml"
   echo "# dockerhub" >"${ROOT}/deploy/values/dockerhub.yaml"
@@ -57,6 +59,18 @@ case ${args} in
       exit 1
     fi
     echo "secret/${name}" ;;
+  # The is-default-class annotation of each StorageClass, one a line (deploy.sh's jsonpath).
+  *" get storageclass "*)
+    if [[ -f ${STATE}/no-default-sc ]]; then printf '\n\n'; else printf '\ntrue\n'; fi ;;
+  *" apply "*)
+    printf '%s\n' "${PWD}" >"${STATE}/apply-cwd"
+    if [[ " $* " == *" -f - "* ]]; then printf '%s\n' "$(</dev/stdin)" >"${STATE}/apply-stdin"; fi
+    printf '%s\n' "${KUBECONFIG:-}" >"${STATE}/apply-kubeconfig"
+    if [[ -f ${STATE}/apply-fails ]]; then
+      echo 'error: error parsing deploy/monitoring/monitoring-stack.yaml: error converting YAML to JSON' >&2
+      exit 1
+    fi
+    if [[ -f ${STATE}/apply-output ]]; then printf '%s\n' "$(<"${STATE}/apply-output")"; fi ;;
 esac
 STUB
   cat >"${BIN}/helm" <<'STUB'
@@ -70,6 +84,7 @@ STUB
   unset TOOLS_DIR TEMPORAL_CHART_REPO TEMPORAL_CHART_VERSION DEPLOY_TIMEOUT KUBECONFIG
   # The Temporal project's Helm repository is the operator's to name (no external host names in the code).
   export TEMPORAL_CHART_REPO=https://charts.example.com/temporal
+  export MONITORING_REGISTRY=mirror.example.com:5001/upstream
 }
 
 # deploy ARGS...: the script with the stubs' PATH (the test itself keeps the full PATH).
@@ -78,6 +93,7 @@ deploy() { run --separate-stderr env PATH="${TEST_PATH}" "${SCRIPT}" "$@"; }
 INCLUSTER_HELM="helm upgrade --install gshare charts/gshare -n gshare-system --create-namespace -f deploy/values/incluster.yaml --wait --timeout 15m"
 PROD_HELM="helm upgrade --install gshare charts/gshare -n gshare-system --create-namespace -f deploy/values/dockerhub.yaml --wait --timeout 15m"
 TEMPORAL_HELM="helm upgrade --install temporal temporal --repo https://charts.example.com/temporal --version 1.6.0 -n temporal --create-namespace -f deploy/temporal/values.yaml --wait --timeout 15m"
+MONITORING_APPLY="kubectl apply -f -"
 
 show_calls() {
   echo "--- recorded calls:" >&2
@@ -294,14 +310,15 @@ line_of() { grep -n -m 1 -E -- "$1" "${LOG}" | cut -d: -f1; }
 
 @test "usage errors exit 2 with the usage line and call nothing" {
   local args
-  for args in "" "bogus" "--bogus incluster" "incluster prod" "incluster --context" "temporal --context --dry-run" "--dry-run"; do
+  for args in "" "bogus" "--bogus incluster" "incluster prod" "incluster --context" "temporal --context --dry-run" "--dry-run" \
+    "monitoring temporal" "monitoring --context" "--bogus monitoring"; do
     # shellcheck disable=SC2086 # split on purpose
     deploy ${args}
     if [ "${status}" -ne 2 ]; then
       echo "args '${args}': expected exit 2, got ${status}; stderr: ${stderr}" >&2
       return 1
     fi
-    grep -q '^Usage: hack/deploy.sh <incluster|prod|temporal> \[--dry-run\] \[--context NAME\]$' <<<"${stderr}" || {
+    grep -q '^Usage: hack/deploy.sh <incluster|prod|temporal|monitoring> \[--dry-run\] \[--context NAME\]$' <<<"${stderr}" || {
       echo "args '${args}': no usage line in: ${stderr}" >&2
       return 1
     }
@@ -336,4 +353,164 @@ line_of() { grep -n -m 1 -E -- "$1" "${LOG}" | cut -d: -f1; }
   [ "${status}" -eq 0 ]
   [ "${output}" = "hack/deploy.sh temporal --dry-run --context lab-prod" ]
   [ ! -s "${LOG}" ]
+}
+
+# --- monitoring (make deploy-monitoring): kubectl apply of deploy/monitoring/monitoring-stack.yaml, no helm
+
+@test "monitoring: kubectl apply -f deploy/monitoring/monitoring-stack.yaml from the repo root, without helm" {
+  rm "${BIN}/helm"
+  deploy monitoring
+  [ "${status}" -eq 0 ]
+  assert_call "kubectl config current-context"
+  assert_call "${MONITORING_APPLY}"
+  [ "$(grep -c ' apply ' "${LOG}")" -eq 1 ]
+  [ "$(cat "${STATE}/apply-cwd")" = "${ROOT}" ]
+  # The default StorageClass was looked for before the apply; nothing was restarted.
+  [ "$(line_of '^kubectl get storageclass ')" -lt "$(line_of ' apply ')" ]
+  if grep -q 'rollout' "${LOG}"; then show_calls && false; fi
+  [[ ${stderr} == *"kubectl context kind-gshare"* ]]
+  [[ ${stderr} == *"port-forward svc/prometheus 9090"* ]]
+  [[ ${stderr} == *"http://prometheus.monitoring.svc:9090"* ]]
+  [[ ${stderr} != *"warning"* ]]
+  [ -z "${output}" ]
+  # kubectl read the manifest with the operator's registry in every image, and the placeholder nowhere.
+  [ "$(grep -c '^ *image: mirror.example.com:5001/upstream/' "${STATE}/apply-stdin")" -eq 4 ]
+  if grep -q 'registry.example.com/' "${STATE}/apply-stdin"; then false; fi
+  grep -q 'image: mirror.example.com:5001/upstream/prom/prometheus:v' "${STATE}/apply-stdin"
+}
+
+@test "monitoring refuses without MONITORING_REGISTRY, or with one that is not a registry, and calls nothing" {
+  for registry in "" "https://mirror.example.com" "two words"; do
+    : >"${LOG}"
+    MONITORING_REGISTRY="${registry}" deploy monitoring
+    [ "${status}" -eq 1 ]
+    [[ ${stderr} == *"MONITORING_REGISTRY"* ]]
+    if grep -q ' apply ' "${LOG}"; then show_calls && false; fi
+  done
+}
+
+@test "monitoring: KUBECONFIG reaches kubectl; --context is checked and passed to every kubectl call" {
+  export KUBECONFIG="${BATS_TEST_TMPDIR}/lab.kubeconfig"
+  deploy monitoring --context lab-prod
+  [ "${status}" -eq 0 ]
+  assert_call "kubectl config get-contexts -o name"
+  assert_call "kubectl --context lab-prod ${MONITORING_APPLY#kubectl }"
+  grep -q '^kubectl --context lab-prod get storageclass ' "${LOG}" || { show_calls && false; }
+  [ "$(cat "${STATE}/apply-kubeconfig")" = "${KUBECONFIG}" ]
+  if grep -q 'current-context' "${LOG}"; then show_calls && false; fi
+
+  : >"${LOG}"
+  deploy monitoring --context nope
+  [ "${status}" -eq 1 ]
+  [[ ${stderr} == *"no context named nope"* ]]
+  if grep -q ' apply ' "${LOG}"; then show_calls && false; fi
+}
+
+@test "monitoring --dry-run prints the exact kubectl command and applies nothing" {
+  local rewrite="sed s#registry.example.com/#mirror.example.com:5001/upstream/#g deploy/monitoring/monitoring-stack.yaml | "
+  deploy monitoring --dry-run
+  [ "${status}" -eq 0 ]
+  [ "${output}" = "${rewrite}${MONITORING_APPLY}" ]
+  deploy --dry-run --context=lab-prod monitoring
+  [ "${status}" -eq 0 ]
+  [ "${output}" = "${rewrite}kubectl --context lab-prod ${MONITORING_APPLY#kubectl }" ]
+  if grep -q ' apply ' "${LOG}"; then show_calls && false; fi
+  # The checks still ran.
+  assert_call "kubectl config current-context"
+}
+
+@test "monitoring refuses without kubectl, naming make tools, and calls nothing" {
+  rm "${BIN}/kubectl"
+  deploy monitoring
+  [ "${status}" -eq 1 ]
+  [[ ${stderr} == *"kubectl not found"* ]]
+  [[ ${stderr} == *"make tools"* ]]
+  [[ ${stderr} != *"helm"*"not found"* ]]
+  [ ! -s "${LOG}" ]
+}
+
+@test "monitoring refuses without a current kubectl context, saying how to set one" {
+  touch "${STATE}/no-context"
+  deploy monitoring
+  [ "${status}" -eq 1 ]
+  [[ ${stderr} == *"no current kubectl context"* ]]
+  [[ ${stderr} == *"kubectl config use-context"* ]]
+  [[ ${stderr} == *"--context"* ]]
+  if grep -q ' apply \| get ' "${LOG}"; then show_calls && false; fi
+}
+
+@test "monitoring refuses when the manifest is missing, before touching the cluster" {
+  rm "${ROOT}/deploy/monitoring/monitoring-stack.yaml"
+  deploy monitoring
+  [ "${status}" -eq 1 ]
+  [[ ${stderr} == *"deploy/monitoring/monitoring-stack.yaml is missing"* ]]
+  [ ! -s "${LOG}" ]
+}
+
+@test "monitoring: an unreachable cluster is reported before the apply; a failing apply exits 1 with a message" {
+  touch "${STATE}/unreachable"
+  deploy monitoring
+  [ "${status}" -eq 1 ]
+  [[ ${stderr} == *"connection to the server"* ]]
+  if grep -q ' apply ' "${LOG}"; then show_calls && false; fi
+
+  rm "${STATE}/unreachable"
+  touch "${STATE}/apply-fails"
+  deploy monitoring
+  [ "${status}" -eq 1 ]
+  [[ ${stderr} == *"error converting YAML to JSON"* ]]
+  [[ ${stderr} == *"kubectl apply -f deploy/monitoring/monitoring-stack.yaml failed in context kind-gshare"* ]]
+  if grep -q 'rollout' "${LOG}"; then show_calls && false; fi
+}
+
+@test "monitoring warns when the cluster has no default StorageClass, and still applies" {
+  touch "${STATE}/no-default-sc"
+  deploy monitoring
+  [ "${status}" -eq 0 ]
+  [[ ${stderr} == *"no default StorageClass"* ]]
+  [[ ${stderr} == *"monitoring/prometheus-data"* ]]
+  [[ ${stderr} == *"is-default-class=true"* ]]
+  assert_call "${MONITORING_APPLY}"
+}
+
+@test "monitoring: a changed prometheus.yml or DCGM field list restarts what reads it, nothing else" {
+  printf '%s\n' "namespace/monitoring unchanged" "configmap/dcgm-exporter-metrics unchanged" \
+    "configmap/prometheus-config configured" "deployment.apps/prometheus unchanged" >"${STATE}/apply-output"
+  deploy monitoring
+  [ "${status}" -eq 0 ]
+  assert_call "kubectl --namespace monitoring rollout restart deployment/prometheus"
+  [ "$(grep -c 'rollout' "${LOG}")" -eq 1 ]
+  [ "$(line_of ' apply ')" -lt "$(line_of 'rollout')" ]
+  [[ ${stderr} == *"configmap/prometheus-config configured"* ]]
+
+  : >"${LOG}"
+  printf '%s\n' "configmap/dcgm-exporter-metrics configured" "configmap/prometheus-config unchanged" >"${STATE}/apply-output"
+  deploy monitoring --context lab-prod
+  [ "${status}" -eq 0 ]
+  assert_call "kubectl --context lab-prod --namespace monitoring rollout restart daemonset/dcgm-exporter"
+  [ "$(grep -c 'rollout' "${LOG}")" -eq 1 ]
+}
+
+@test "make deploy-monitoring runs kubectl apply -f deploy/monitoring/monitoring-stack.yaml (stub kubectl), DEPLOY_ARGS passed" {
+  run --separate-stderr make -s -n -C "${REAL_ROOT}" deploy-monitoring
+  [ "${status}" -eq 0 ]
+  [ "${output}" = "hack/deploy.sh monitoring " ]
+  run --separate-stderr make -s -n -C "${REAL_ROOT}" deploy-monitoring DEPLOY_ARGS="--dry-run --context lab-prod"
+  [ "${status}" -eq 0 ]
+  [ "${output}" = "hack/deploy.sh monitoring --dry-run --context lab-prod" ]
+  [ ! -s "${LOG}" ]
+  grep -q '^deploy-monitoring: ## .*monitoring-stack.yaml' "${REAL_ROOT}/Makefile"
+
+  # The target itself, from a copy of the Makefile in the temporary repo, with only the stubs on PATH.
+  cp "${REAL_ROOT}/Makefile" "${ROOT}/Makefile"
+  local make_bin
+  make_bin="$(command -v make)"
+  run --separate-stderr env PATH="${TEST_PATH}" "${make_bin}" -s -C "${ROOT}" deploy-monitoring
+  [ "${status}" -eq 0 ]
+  assert_call "${MONITORING_APPLY}"
+  [ "$(cat "${STATE}/apply-cwd")" = "${ROOT}" ]
+
+  # make help lists it.
+  run --separate-stderr make -s -C "${REAL_ROOT}" help
+  [[ ${output} == *"deploy-monitoring"* ]]
 }
