@@ -70,7 +70,7 @@ PY
 
 # --- the api ---------------------------------------------------------------------------------------------------
 
-@test "Deployment gshare-api: container api, non-root, read-only root, resources, probes on /healthz" {
+@test "Deployment gshare-api: container api, non-root, read-only root, resources, liveness on /healthz, readiness on Postgres and Temporal" {
   render
   check_docs <<'PY'
 api = find("Deployment", "gshare-api")
@@ -87,9 +87,11 @@ for kind in ("requests", "limits"):
     assert c["resources"][kind]["cpu"] and c["resources"][kind]["memory"], f"no {kind}"
 ports = {p["name"]: p["containerPort"] for p in c["ports"]}
 assert ports == {"http": 8080, "management": 9090}, ports
-for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+for probe in ("startupProbe", "livenessProbe"):
     get = c[probe]["httpGet"]
     assert get["path"] == "/healthz" and ports[get["port"]] == 8080, f"{probe}: {get}"
+ready = c["readinessProbe"]["httpGet"]
+assert ready["path"] == "/actuator/health/readiness" and ports[ready["port"]] == 9090, f"readinessProbe: {ready}"
 mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
 volumes = {v["name"]: v for v in pod["volumes"]}
 assert "emptyDir" in volumes[mounts["/tmp"]], "no emptyDir at /tmp"

@@ -1,6 +1,7 @@
 package io.gshare.activities.control;
 
-import io.gshare.core.audit.AuditLog;
+import io.gshare.core.alert.AlertName;
+import io.gshare.core.alert.Alerts;
 import io.gshare.core.cluster.OperatorTokenRepository;
 import io.gshare.workflows.cluster.OperatorTokenState;
 import io.gshare.workflows.cluster.TokenRotationActivities;
@@ -10,14 +11,12 @@ import java.util.List;
 /** The rotation's Postgres side: which clusters, what their workers use, the alert. */
 public class TokenRotationActivitiesImpl implements TokenRotationActivities {
 
-  static final String ALERT = "operator_token.expiring";
-
   private final OperatorTokenRepository tokens;
-  private final AuditLog audit;
+  private final Alerts alerts;
 
-  public TokenRotationActivitiesImpl(OperatorTokenRepository tokens, AuditLog audit) {
+  public TokenRotationActivitiesImpl(OperatorTokenRepository tokens, Alerts alerts) {
     this.tokens = tokens;
-    this.audit = audit;
+    this.alerts = alerts;
   }
 
   @Override
@@ -34,7 +33,7 @@ public class TokenRotationActivitiesImpl implements TokenRotationActivities {
 
   @Override
   public void alertExpiring(String clusterId, String reason) {
-    audit.alert(ALERT, "cluster", clusterId, reason);
+    alerts.raise(AlertName.OPERATOR_TOKEN_EXPIRING, "cluster", clusterId, clusterId, reason);
   }
 
   private static long millis(Instant instant) {

@@ -84,10 +84,10 @@ class ControlActivitiesConfig {
   @Bean
   io.gshare.api.temporal.ControlWorker.ControlActivities clusterControlActivities(
       ClusterRemoteActivitiesImpl remote, ClusterStateActivitiesImpl state, OperatorTokenRepository operatorTokens,
-      AuditLog audit, Tokens tokens, io.gshare.core.session.SessionRepository sessions, OperationRepository operations,
+      io.gshare.core.alert.Alerts alerts, Tokens tokens, io.gshare.core.session.SessionRepository sessions, OperationRepository operations,
       io.temporal.client.WorkflowClient client) {
     return new io.gshare.api.temporal.ControlWorker.ControlActivities(java.util.List.of(remote, state,
-        new TokenRotationActivitiesImpl(operatorTokens, audit),
+        new TokenRotationActivitiesImpl(operatorTokens, alerts),
         new io.gshare.activities.control.ClusterRerouteActivitiesImpl(sessions, operations, client),
         // The same rotation as POST /api/v1/system/keys/internal/rotate.
         new SigningKeyActivitiesImpl(() -> tokens.rotate(TokenKind.INTERNAL).getKeyID())));

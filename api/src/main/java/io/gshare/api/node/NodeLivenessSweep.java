@@ -1,6 +1,7 @@
 package io.gshare.api.node;
 
-import io.gshare.core.audit.AuditLog;
+import io.gshare.core.alert.AlertName;
+import io.gshare.core.alert.Alerts;
 import io.gshare.core.node.OfflineNodes;
 import io.gshare.core.node.OfflineNodes.Offline;
 import org.slf4j.Logger;
@@ -12,7 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Raises the admin alert for nodes whose worker stopped reporting them: once per outage, as a
- * {@code node.offline} audit event. Several api replicas may sweep at once; {@link OfflineNodes} hands
+ * {@code node.offline} audit event and a NodeOffline alert (delivered by {@code AlertDelivery}, which also resolves it
+ * once the node is reported again). Several api replicas may sweep at once; {@link OfflineNodes} hands
  * each alert to exactly one of them.
  */
 @Component
@@ -22,12 +24,12 @@ class NodeLivenessSweep implements SchedulingConfigurer {
 
   private final OfflineNodes nodes;
   private final NodeProperties properties;
-  private final AuditLog audit;
+  private final Alerts alerts;
 
-  NodeLivenessSweep(OfflineNodes nodes, NodeProperties properties, AuditLog audit) {
+  NodeLivenessSweep(OfflineNodes nodes, NodeProperties properties, Alerts alerts) {
     this.nodes = nodes;
     this.properties = properties;
-    this.audit = audit;
+    this.alerts = alerts;
   }
 
   /** Every {@code gshare.node.sweep-interval}, first after one interval. */
@@ -38,8 +40,8 @@ class NodeLivenessSweep implements SchedulingConfigurer {
 
   void sweep() {
     for (Offline node : nodes.markAlerted(properties.staleAfter())) {
-      audit.alert("node.offline", "node", node.id(), "node " + node.hostname() + " of cluster " + node.clusterId()
-          + " has not been reported for " + properties.staleAfter().toSeconds() + "s");
+      alerts.raise(AlertName.NODE_OFFLINE, "node", node.id(), node.clusterId(), "node " + node.hostname()
+          + " of cluster " + node.clusterId() + " has not been reported for " + properties.staleAfter().toSeconds() + "s");
       log.warn("node {} of cluster {} is offline (no report for {}s)", node.hostname(), node.clusterId(),
           properties.staleAfter().toSeconds());
     }

@@ -1,6 +1,7 @@
 package io.gshare.core.volume;
 
-import io.gshare.core.audit.AuditLog;
+import io.gshare.core.alert.AlertName;
+import io.gshare.core.alert.Alerts;
 import java.util.List;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -18,11 +19,11 @@ public class VolumeReclaims {
   public record Claim(String clusterId, String pvcName, boolean clusterAttached) {}
 
   private final JdbcClient jdbc;
-  private final AuditLog audit;
+  private final Alerts alerts;
 
-  VolumeReclaims(JdbcClient jdbc, AuditLog audit) {
+  VolumeReclaims(JdbcClient jdbc, Alerts alerts) {
     this.jdbc = jdbc;
-    this.audit = audit;
+    this.alerts = alerts;
   }
 
   public List<Claim> claimsOf(String volumeId) {
@@ -49,6 +50,6 @@ public class VolumeReclaims {
   }
 
   public void alert(String volumeId, String reason) {
-    audit.alert("volume.reclaim_stopped", "volume", volumeId, reason);
+    alerts.raise(AlertName.VOLUME_RECLAIM_STOPPED, "volume", volumeId, null, reason);
   }
 }

@@ -15,6 +15,9 @@ public final class KubeNames {
 
   private KubeNames() {}
 
+  /** The namespace every session's pod, Service and route live in, in every cluster. */
+  public static final String SESSIONS_NAMESPACE = "gshare-sessions";
+
   /**
    * {@code of("gshare", "ses_k2j8")} → {@code gshare-ses-k2j8}: the prefix, a dash, and the id lowercased with
    * {@code _} as {@code -}.

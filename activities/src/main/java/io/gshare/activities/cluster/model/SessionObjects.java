@@ -38,7 +38,7 @@ import java.util.Map;
  */
 public final class SessionObjects {
 
-  public static final String NAMESPACE = "gshare-sessions";
+  public static final String NAMESPACE = KubeNames.SESSIONS_NAMESPACE;
   public static final String CONTAINER = "session";
   /** Where the kubelet writes checkpoint archives (KEP-2008). */
   public static final String KUBELET_CHECKPOINTS = "/var/lib/kubelet/checkpoints";
