@@ -99,6 +99,7 @@ public final class ClusterWorkerMain {
         new io.gshare.activities.cluster.NodeClusterActivitiesImpl(kubernetes),
         new io.gshare.activities.cluster.VolumeClusterActivitiesImpl(kubernetes),
         new io.gshare.activities.cluster.ImagePullClusterActivitiesImpl(kubernetes),
+        new io.gshare.activities.cluster.MetricQueryActivitiesImpl(),
         new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", version())));
     factory.start();
     log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",

@@ -24,7 +24,8 @@ public final class ControlWorkflows {
           io.gshare.workflows.cluster.TokenRotationWorkflowImpl.class,
           io.gshare.workflows.system.SigningKeyRotationWorkflowImpl.class,
           io.gshare.workflows.session.IdleReaperWorkflowImpl.class,
-          io.gshare.workflows.cluster.ClusterRerouteWorkflowImpl.class);
+          io.gshare.workflows.cluster.ClusterRerouteWorkflowImpl.class,
+          io.gshare.workflows.metrics.MetricQueryWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

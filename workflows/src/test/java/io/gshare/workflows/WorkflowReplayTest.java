@@ -36,7 +36,9 @@ class WorkflowReplayTest {
         "idle-reaper",
         // A new session domain moving a running and a paused session, and the running one's own history with
         // the reroute update it took (SessionLifecycleIT).
-        "cluster-reroute", "session-rerouted");
+        "cluster-reroute", "session-rerouted",
+        // A named metric query answered by a cluster's worker from its Prometheus (MetricQueriesIT).
+        "metric-query");
   }
 
   @ParameterizedTest

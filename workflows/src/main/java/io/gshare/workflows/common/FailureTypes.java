@@ -15,6 +15,8 @@ public final class FailureTypes {
   public static final String RESUME_FAILED = "resume_failed";
   /** The cluster's new session domain could not be routed to a running session (its old URL may still answer). */
   public static final String REROUTE_FAILED = "reroute_failed";
+  /** Prometheus refused a metric query (bad request) or answered too much: asking again cannot help. */
+  public static final String METRIC_QUERY_REFUSED = "metric_query_refused";
   /** An attach that stopped at a step it cannot pass. */
   public static final String CLUSTER_ATTACH_FAILED = "cluster_attach_failed";
 

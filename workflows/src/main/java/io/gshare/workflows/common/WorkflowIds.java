@@ -59,6 +59,11 @@ public final class WorkflowIds {
     return TOKEN_ROTATION + "-" + Ids.requireValid(clusterId, "clusterId");
   }
 
+  /** One metric query ({@code requestId} a fresh id of the call): short-lived, answered to its caller at once. */
+  public static String metricQuery(String requestId) {
+    return "metric-query-" + Ids.requireValid(requestId, "requestId");
+  }
+
   /** The idle reaper's sweep, started every minute by the Temporal Schedule of the same id. */
   public static final String IDLE_REAPER = "idle-reaper";
 }

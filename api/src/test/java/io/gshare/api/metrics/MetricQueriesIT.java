@@ -1,0 +1,161 @@
+package io.gshare.api.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.api.support.PrometheusServer;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCluster;
+import io.temporal.client.WorkflowClient;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * The named metric queries end to end: an attached simulated cluster, a real Prometheus (Debian's) scraping the
+ * simulator's dcgm-exporter endpoint, each query run by the cluster's own worker process.
+ */
+class MetricQueriesIT extends ApiIntegrationTest {
+
+  private static final String MODEL = "NVIDIA Metrics " + NewTestIds.next("m");
+  private static final List<AutoCloseable> closing = new ArrayList<>();
+
+  @Autowired ObjectMapper json;
+  @Autowired CreditLedger ledger;
+  @Autowired WorkflowClient workflows;
+
+  @AfterAll
+  static void close() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private JsonNode ok(HttpResponse<String> response) throws Exception {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return json.readTree(response.body());
+  }
+
+  private static String since(Duration ago) {
+    return URLEncoder.encode(Instant.now().minus(ago).toString(), StandardCharsets.UTF_8);
+  }
+
+  /** The last value of the series labelled with this card, or null. */
+  private static Double last(JsonNode answer, String uuid) {
+    for (JsonNode series : answer.path("series")) {
+      if (uuid.equals(series.path("labels").path("UUID").asText())) {
+        JsonNode points = series.path("points");
+        return points.isEmpty() ? null : points.get(points.size() - 1).path("v").asDouble();
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void adminsAskNamedQueriesThroughTheClustersWorkerAndNothingElseCrossesTheApi() throws Exception {
+    String admin = adminToken();
+    SimulatedCluster sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
+        new SimSeed.NodeSpec("metrics-gpu-0", "exclusive", new SimSeed.GpuSpec(MODEL, 2, 46068, null), Map.of())), null),
+        SimulatedCluster.Options.defaults().withName(NewTestIds.next("metrics")));
+    closing.add(sim);
+    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("metrics", ".kubeconfig")));
+    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
+        "name", NewTestIds.next("metrics").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
+        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
+    String clusterId = accepted.at("/cluster/id").asText();
+    String operation = accepted.at("/operation/id").asText();
+    await().atMost(Duration.ofSeconds(180)).until(() ->
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+
+    // Without a prometheus_url the cluster's queries say how to set one.
+    HttpResponse<String> none = get("/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId, admin);
+    assertThat(none.statusCode()).as(none.body()).isEqualTo(409);
+    assertThat(json.readTree(none.body()).path("detail").asText()).contains("prometheus_url");
+
+    PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.url() + SimulatedCluster.DCGM_METRICS_PATH));
+    closing.add(prometheus);
+    ok(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin));
+    JsonNode node = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0);
+    String nodeId = node.path("id").asText();
+    List<String> uuids = new ArrayList<>();
+    node.path("gpus").forEach(g -> uuids.add(g.path("uuid").asText()));
+    assertThat(uuids).hasSize(2);
+    HttpResponse<String> set = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(sim.url() + "/sim/v1/gpus/" + uuids.get(0) + "/metrics"))
+        .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{\"util\":73,\"xid\":0}"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+
+    // One card: its series reaches 73 %, the other card is not in it.
+    String card = "/api/v1/metrics/gpu_utilization?gpu_uuid=" + uuids.get(0) + "&step=15s&start=" + since(Duration.ofMinutes(5));
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(last(ok(get(card, admin)), uuids.get(0))).isEqualTo(73.0));
+    JsonNode one = ok(get(card, admin));
+    assertThat(one.path("unit").asText()).isEqualTo("percent");
+    assertThat(one.path("cluster_id").asText()).isEqualTo(clusterId);
+    assertThat(one.path("series")).hasSize(1);
+    assertThat(one.path("query").asText()).contains("DCGM_FI_DEV_GPU_UTIL").contains(uuids.get(0));
+
+    // The node: both its cards; the cluster: the same two.
+    JsonNode byNode = ok(get("/api/v1/metrics/gpu_utilization?node_id=" + nodeId + "&step=15s&start=" + since(Duration.ofMinutes(5)), admin));
+    assertThat(last(byNode, uuids.get(0))).isEqualTo(73.0);
+    assertThat(last(byNode, uuids.get(1))).isEqualTo(0.0);
+    assertThat(ok(get("/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId + "&step=15s&start="
+        + since(Duration.ofMinutes(5)), admin)).path("series")).hasSize(2);
+
+    // Refused before anything is asked.
+    String user = tokenFor(newUser("user"));
+    assertThat(get(card, user).statusCode()).isEqualTo(403);
+    for (String bad : List.of("/api/v1/metrics/up?cluster_id=" + clusterId,
+        "/api/v1/metrics/gpu_utilization",
+        "/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId + "&node_id=" + nodeId,
+        "/api/v1/metrics/gpu_utilization?gpu_uuid=" + URLEncoder.encode("x\"}) or vector(1", StandardCharsets.UTF_8),
+        "/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId + "&step=7s",
+        "/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId + "&start=yesterday",
+        "/api/v1/metrics/node_cpu?gpu_uuid=" + uuids.get(0))) {
+      HttpResponse<String> refused = get(bad, admin);
+      assertThat(refused.statusCode()).as(bad + " " + refused.body()).isEqualTo(422);
+    }
+    assertThat(get("/api/v1/metrics/gpu_utilization?node_id=nod_nosuchnode", admin).statusCode()).isEqualTo(404);
+
+    // A session's owner sees their session's cards; another user does not find the session.
+    String offering = json.readTree(post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+        + MODEL + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":1}", admin).body()).get("id").asText();
+    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+    String ownerId = newUser("user");
+    ledger.grant(ownerId, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
+    String owner = tokenFor(ownerId);
+    String session = json.readTree(post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+        + image + "\"}", owner).body()).at("/session/id").asText();
+    await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
+        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
+    String held = json.readTree(get("/api/v1/sessions/" + session, owner).body()).path("gpus").get(0).path("uuid").asText();
+    JsonNode mine = ok(get("/api/v1/sessions/" + session + "/metrics?step=15s&start=" + since(Duration.ofMinutes(5)), owner));
+    assertThat(mine.path("series")).allSatisfy(s -> assertThat(s.path("labels").path("UUID").asText()).isEqualTo(held));
+    assertThat(get("/api/v1/sessions/" + session + "/metrics", user).statusCode()).isEqualTo(404);
+    assertThat(get("/api/v1/sessions/" + session + "/metrics?name=node_cpu", owner).statusCode()).isEqualTo(422);
+    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, owner).statusCode()).isEqualTo(200);
+
+    workflows.listExecutions("WorkflowType = 'MetricQuery' AND GshareClusterId = '" + clusterId + "'").findFirst()
+        .ifPresent(e -> HistoryRecorder.record(workflows, e.getExecution().getWorkflowId(), "metric-query"));
+  }
+}
