@@ -107,6 +107,14 @@ class ConfigurationKeysTest {
   }
 
   @Test
+  void noAlertWebhookByDefaultAndOneFromGshareAlertsWebhookUrl() {
+    api.run(context -> assertThat(context.getBean(io.gshare.api.alert.AlertProperties.class).webhookUrl()).isNull());
+    api.withPropertyValues("GSHARE_ALERTS_WEBHOOK_URL=https://alerts.example.com/hook").run(context ->
+        assertThat(context.getBean(io.gshare.api.alert.AlertProperties.class).webhookUrl())
+            .isEqualTo("https://alerts.example.com/hook"));
+  }
+
+  @Test
   void theDeployerKindBindsFromItsKebabName() {
     api.withPropertyValues("gshare.cluster-worker.deploy=local-process", "gshare.cluster-worker.local.jar=worker.jar")
         .run(context -> assertThat(context.getBean(ClusterWorkerProperties.class).deploy())
@@ -160,6 +168,8 @@ class ConfigurationKeysTest {
       "gshare.security.user-token-ttl=400d; user-token-ttl must not exceed max-user-token-ttl",
       "gshare.security.session-cookie=gshare token; sessionCookie",
       "gshare.volumes.reclaim-grace=-1h; reclaimGrace",
+      "gshare.alerts.webhook-url=alerts.example.com/hook; gshare.alerts.webhook-url must be an http(s) URL",
+      "gshare.alerts.delivery-interval=0s; deliveryInterval",
   })
   void anInvalidValueStopsTheStart(String setting, String named) {
     api.withPropertyValues(setting).run(context -> {

@@ -59,7 +59,7 @@ class AlertDelivery implements SchedulingConfigurer {
   void tick() {
     try {
       resolveEnded();
-      if (properties.webhookUrl() != null) {
+      if (properties.webhook() != null) {
         while (deliverBatch() == BATCH) {
           // a full batch: more may be waiting
         }
@@ -111,7 +111,7 @@ class AlertDelivery implements SchedulingConfigurer {
   /** Null when the receiver took it (2xx); otherwise why not. */
   private String send(Alert alert) {
     try {
-      HttpResponse<String> answer = http.send(HttpRequest.newBuilder(properties.webhookUrl())
+      HttpResponse<String> answer = http.send(HttpRequest.newBuilder(properties.webhook())
           .timeout(properties.timeout())
           .header("Content-Type", "application/json")
           .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(message(alert))))

@@ -22,7 +22,7 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 @ConfigurationProperties(prefix = "gshare.alerts", ignoreUnknownFields = false)
 public record AlertProperties(
-    URI webhookUrl,
+    String webhookUrl,
     @DefaultValue("10s") @NotNull @DurationMin(millis = 100) Duration deliveryInterval,
     @DefaultValue("5s") @NotNull @DurationMin(millis = 10) Duration retryInitial,
     @DefaultValue("5m") @NotNull @DurationMin(millis = 10) Duration retryMax,
@@ -30,12 +30,25 @@ public record AlertProperties(
     String externalUrl) {
 
   public AlertProperties {
-    if (webhookUrl != null && webhookUrl.toString().isBlank()) {
+    if (webhookUrl != null && webhookUrl.isBlank()) {
       webhookUrl = null;
     }
-    if (webhookUrl != null && !("http".equals(webhookUrl.getScheme()) || "https".equals(webhookUrl.getScheme()))) {
-      throw new IllegalArgumentException("gshare.alerts.webhook-url must be an http(s) URL, not " + webhookUrl);
+    if (webhookUrl != null) {
+      URI uri;
+      try {
+        uri = new URI(webhookUrl.trim());
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalArgumentException("gshare.alerts.webhook-url is not a URL: " + webhookUrl);
+      }
+      if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+        throw new IllegalArgumentException("gshare.alerts.webhook-url must be an http(s) URL, not " + webhookUrl);
+      }
     }
+  }
+
+  /** The webhook, or null when alerts are only listed. */
+  URI webhook() {
+    return webhookUrl == null ? null : URI.create(webhookUrl.trim());
   }
 
   /** The wait before the next try after {@code attempts} failed ones. */
