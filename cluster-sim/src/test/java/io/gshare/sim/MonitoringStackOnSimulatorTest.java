@@ -693,13 +693,7 @@ class MonitoringStackOnSimulatorTest {
   }
 
   private static String run(List<String> command, Path workDir) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start();
-    p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(Duration.ofMinutes(2).toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
-      fail(String.join(" ", command) + " failed:\n" + out);
-    }
-    return out;
+    return TestProcesses.run(command, workDir, null);
   }
 
   /** The repository this test runs in, with the stack and .tools/bin/kubectl (make tools installs it). */

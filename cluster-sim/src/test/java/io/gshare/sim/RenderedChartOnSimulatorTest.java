@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.fail;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -206,16 +203,7 @@ class RenderedChartOnSimulatorTest {
   }
 
   private static String run(List<String> command, String input) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    if (input != null) {
-      p.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
-    }
-    p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(Duration.ofMinutes(2).toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
-      fail(String.join(" ", command) + " failed:\n" + out);
-    }
-    return out;
+    return TestProcesses.run(command, null, input);
   }
 
   /** The repository this test runs in, with the chart and .tools/bin/helm (make tools installs it). */

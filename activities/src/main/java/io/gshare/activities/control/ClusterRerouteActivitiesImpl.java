@@ -4,24 +4,14 @@ import io.gshare.core.operation.OperationRepository;
 import io.gshare.core.session.SessionRepository;
 import io.gshare.workflows.cluster.ClusterRerouteActivities;
 import io.gshare.workflows.common.OperationProgress;
-import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.SessionReroute;
 import io.gshare.workflows.session.SessionRerouteOutcome;
 import io.gshare.workflows.session.SessionWorkflow;
-import io.temporal.activity.Activity;
-import io.temporal.activity.ActivityExecutionContext;
-import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowUpdateException;
-import io.temporal.client.WorkflowUpdateHandle;
-import io.temporal.client.WorkflowUpdateStage;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /** A cluster's live sessions from Postgres, and the reroute sent to each as an update of its own workflow. */
 public class ClusterRerouteActivitiesImpl implements ClusterRerouteActivities {
@@ -50,31 +40,14 @@ public class ClusterRerouteActivitiesImpl implements ClusterRerouteActivities {
 
   @Override
   public SessionRerouteOutcome rerouteSession(String sessionId, SessionReroute change) {
-    ActivityExecutionContext context = Activity.getExecutionContext();
-    // One update id per reroute run and session: a retried attempt reattaches to the update already sent.
-    String updateId = "reroute-" + context.getInfo().getWorkflowRunId() + "-" + sessionId;
     try {
-      WorkflowUpdateHandle<SessionRerouteOutcome> handle = client.newUntypedWorkflowStub(WorkflowIds.session(sessionId))
-          .startUpdate(UpdateOptions.newBuilder(SessionRerouteOutcome.class).setUpdateName(SessionWorkflow.REROUTE_UPDATE)
-              .setUpdateId(updateId).setWaitForStage(WorkflowUpdateStage.ACCEPTED).build(), change);
-      CompletableFuture<SessionRerouteOutcome> result = handle.getResultAsync();
-      while (true) {
-        try {
-          return result.get(heartbeatEvery.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException stillRunning) {
-          context.heartbeat(sessionId);
-        }
-      }
+      return SessionUpdates.sendAndAwait(client, sessionId, SessionWorkflow.REROUTE_UPDATE, "reroute", change,
+          SessionRerouteOutcome.class, heartbeatEvery);
     } catch (WorkflowNotFoundException gone) {
       return new SessionRerouteOutcome(sessionId, null, null, "its workflow has ended: nothing to move", true);
     } catch (WorkflowUpdateException refused) {
       return new SessionRerouteOutcome(sessionId, null, null, "its workflow refused the reroute: "
           + (refused.getCause() == null ? refused.getMessage() : refused.getCause().getMessage()), false);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Activity.wrap(e);
-    } catch (ExecutionException e) {
-      throw Activity.wrap(e.getCause() instanceof Exception cause ? cause : e);
     }
   }
 

@@ -3,26 +3,15 @@ package io.gshare.activities.control;
 import io.gshare.core.node.NodeDrains;
 import io.gshare.core.operation.OperationRepository;
 import io.gshare.workflows.common.OperationProgress;
-import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.node.NodeDrainActivities;
 import io.gshare.workflows.session.SessionDrainOrder;
 import io.gshare.workflows.session.SessionDrainOutcome;
 import io.gshare.workflows.session.SessionWorkflow;
-import io.temporal.activity.Activity;
-import io.temporal.activity.ActivityExecutionContext;
-import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
-import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateException;
-import io.temporal.client.WorkflowUpdateHandle;
-import io.temporal.client.WorkflowUpdateStage;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /** A node drain's Postgres state, and its orders to sessions sent as updates to their own workflows. */
 public class NodeDrainActivitiesImpl implements NodeDrainActivities {
@@ -56,22 +45,9 @@ public class NodeDrainActivitiesImpl implements NodeDrainActivities {
 
   @Override
   public SessionDrainOutcome drainSession(String sessionId, SessionDrainOrder order) {
-    ActivityExecutionContext context = Activity.getExecutionContext();
-    // One update id per drain run and session: a retried attempt reattaches to the order already sent.
-    String updateId = "drain-" + context.getInfo().getWorkflowRunId() + "-" + sessionId;
-    WorkflowStub session = client.newUntypedWorkflowStub(WorkflowIds.session(sessionId));
     try {
-      WorkflowUpdateHandle<SessionDrainOutcome> handle = session.startUpdate(
-          UpdateOptions.newBuilder(SessionDrainOutcome.class).setUpdateName(SessionWorkflow.DRAIN_UPDATE).setUpdateId(updateId)
-              .setWaitForStage(WorkflowUpdateStage.ACCEPTED).build(), order);
-      CompletableFuture<SessionDrainOutcome> result = handle.getResultAsync();
-      while (true) {
-        try {
-          return result.get(heartbeatEvery.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException stillRunning) {
-          context.heartbeat(sessionId);
-        }
-      }
+      return SessionUpdates.sendAndAwait(client, sessionId, SessionWorkflow.DRAIN_UPDATE, "drain", order,
+          SessionDrainOutcome.class, heartbeatEvery);
     } catch (WorkflowNotFoundException gone) {
       // No workflow runs the session any more: it ended, and holds nothing on the node.
       return new SessionDrainOutcome(sessionId, null, null, null, null, "its workflow has ended: nothing to do");
@@ -79,11 +55,6 @@ public class NodeDrainActivitiesImpl implements NodeDrainActivities {
       return new SessionDrainOutcome(sessionId, null, order.hostname(), null, null,
           "its workflow refused the order: " + (refused.getCause() == null ? refused.getMessage()
               : refused.getCause().getMessage()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Activity.wrap(e);
-    } catch (ExecutionException e) {
-      throw Activity.wrap(e.getCause() instanceof Exception cause ? cause : e);
     }
   }
 
