@@ -40,6 +40,8 @@ final class UsageReporter {
 
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(UsageReporter.class);
   static final String DCGM_QUERY = "max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])";
+  /** The cards whose last Xid is an error: the gauge holds the last code until the driver is reset. */
+  static final String XID_QUERY = "max by (UUID) (DCGM_FI_DEV_XID_ERRORS) > 0";
   static final String HAMI_UTIL_QUERY =
       "max_over_time(hami_container_device_utilization_ratio{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
   static final String HAMI_KERNEL_QUERY =
@@ -70,7 +72,15 @@ final class UsageReporter {
       log.warn("could not read GPU activity: {}", e.getMessage());
       samples = List.of();
     }
-    sources = controlPlane.exchange(InternalPaths.USAGE, new UsageReport(samples), UsageAnswer.class);
+    List<UsageReport.Xid> xids = List.of();
+    if (sources.prometheusUrl() != null) {
+      try {
+        xids = xids(sources.prometheusUrl());
+      } catch (IOException e) {
+        log.warn("could not read the cards' Xid errors: {}", e.getMessage());
+      }
+    }
+    sources = controlPlane.exchange(InternalPaths.USAGE, new UsageReport(samples, xids), UsageAnswer.class);
   }
 
   /** What the current sources say about these pods; empty when no source is set. */
@@ -154,6 +164,25 @@ final class UsageReporter {
       }
     }
     return samples;
+  }
+
+  /**
+   * Every card of the cluster whose last Xid is not 0 ({@code DCGM_FI_DEV_XID_ERRORS}, by its UUID): the control
+   * plane decides which codes are fatal. Reported every tick while the gauge holds, so a lost report repeats.
+   */
+  List<UsageReport.Xid> xids(String baseUrl) throws IOException, InterruptedException {
+    Instant observedAt = clock.instant();
+    Map<String, UsageReport.Xid> byUuid = new java.util.LinkedHashMap<>();
+    for (JsonNode series : query(baseUrl, XID_QUERY)) {
+      String uuid = series.path("metric").path("UUID").asText(null);
+      if (uuid != null && series.path("value").size() >= 2) {
+        int code = (int) Double.parseDouble(series.path("value").get(1).asText());
+        if (code > 0) {
+          byUuid.put(uuid, new UsageReport.Xid(uuid, code, observedAt));
+        }
+      }
+    }
+    return List.copyOf(byUuid.values());
   }
 
   /** An instant vector from Prometheus's query API ({@code GET /api/v1/query}). */

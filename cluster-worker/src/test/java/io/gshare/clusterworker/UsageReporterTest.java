@@ -130,6 +130,33 @@ class UsageReporterTest {
   }
 
   @Test
+  void readsEveryCardsLastXidThatIsAnErrorByUuid() throws Exception {
+    java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    prometheus.createContext("/api/v1/query", exchange -> {
+      asked.add(java.net.URLDecoder.decode(exchange.getRequestURI().getRawQuery().substring("query=".length()),
+          StandardCharsets.UTF_8));
+      byte[] body = ("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+          + "{\"metric\":{\"UUID\":\"GPU-aaa\"},\"value\":[1700000000.1,\"48\"]},"
+          + "{\"metric\":{\"UUID\":\"GPU-bbb\"},\"value\":[1700000000.1,\"79\"]},"
+          + "{\"metric\":{},\"value\":[1700000000.1,\"13\"]}]}}").getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    prometheus.start();
+    try {
+      UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
+      List<UsageReport.Xid> xids = reporter.xids("http://127.0.0.1:" + prometheus.getAddress().getPort());
+      assertThat(asked).containsExactly(UsageReporter.XID_QUERY);
+      assertThat(xids).extracting(UsageReport.Xid::gpuUuid, UsageReport.Xid::code)
+          .containsExactly(org.assertj.core.groups.Tuple.tuple("GPU-aaa", 48), org.assertj.core.groups.Tuple.tuple("GPU-bbb", 79));
+    } finally {
+      prometheus.stop(0);
+    }
+  }
+
+  @Test
   void aPrometheusErrorIsAnErrorNotAnIdleSession() throws Exception {
     HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     prometheus.createContext("/api/v1/query", exchange -> {

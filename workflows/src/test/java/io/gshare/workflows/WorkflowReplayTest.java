@@ -38,7 +38,9 @@ class WorkflowReplayTest {
         // the reroute update it took (SessionLifecycleIT).
         "cluster-reroute", "session-rerouted",
         // A named metric query answered by a cluster's worker from its Prometheus (MetricQueriesIT).
-        "metric-query");
+        "metric-query",
+        // A session paused off a card that reported a fatal Xid (the gpuFault signal), then ended (XidIT).
+        "session-gpu-fault");
   }
 
   @ParameterizedTest

@@ -86,6 +86,7 @@ class AlertDelivery implements SchedulingConfigurer {
       case NODE_OFFLINE -> "node";
       case OPERATOR_TOKEN_EXPIRING -> "cluster";
       case VOLUME_RECLAIM_STOPPED -> "volume";
+      case GPU_XID_FATAL -> "gpu";
     };
   }
 

@@ -53,12 +53,32 @@ public class NodeDrainService {
     if (deadline < MIN_DEADLINE_SECONDS || deadline > MAX_DEADLINE_SECONDS) {
       throw invalid("deadline_seconds", "must be between " + MIN_DEADLINE_SECONDS + " and " + MAX_DEADLINE_SECONDS);
     }
+    return start(caller.userId(), nodeId, mode, deadline, reason);
+  }
+
+  /**
+   * A drain gShare starts on its own (a node-level fatal Xid): sessions paused with {@code reason}, the node cordoned
+   * until an admin uncordons it. Nothing happens when the node is already draining or drained.
+   */
+  public void drainForFault(String nodeId, String reason) {
+    NodeDrains.Target node = node(nodeId);
+    if (node.drainState() != null) {
+      return;
+    }
+    try {
+      start(null, nodeId, DrainMode.PAUSE, DEFAULT_DEADLINE_SECONDS, reason);
+    } catch (GshareException running) {
+      // a drain of this node already runs: it takes the node out too
+    }
+  }
+
+  private Started start(String userId, String nodeId, DrainMode mode, long deadline, String reason) {
     NodeDrains.Target node = node(nodeId);
     String workflowId = WorkflowIds.nodeDrain(nodeId);
     NodeDrainWorkflow workflow = client.newWorkflowStub(NodeDrainWorkflow.class, options(workflowId, node,
         // The deadline bounds the steps; the execution gets room to record how it ended.
         Duration.ofSeconds(deadline).plusMinutes(10)));
-    operations.started(workflowId, "node.drain", nodeId, caller.userId());
+    operations.started(workflowId, "node.drain", nodeId, userId);
     start(() -> WorkflowClient.start(workflow::drain,
         new DrainRequest(node.nodeId(), node.clusterId(), node.hostname(), mode, deadline, reason)), workflowId);
     return new Started(node(nodeId), workflowId);

@@ -31,4 +31,16 @@ public class SessionSignals {
       log.warn("could not tell session {} that {}: {}", sessionId, reason, e.toString());
     }
   }
+
+  /** Best effort, like {@link #podLost}: the next usage report says it again while the card keeps its Xid. */
+  public void gpuFault(String sessionId, String reason) {
+    try {
+      client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(sessionId)).gpuFault(reason);
+      log.info("session {}: {}; its workflow pauses it", sessionId, reason);
+    } catch (WorkflowNotFoundException gone) {
+      log.debug("session {} has no running workflow to tell that {}", sessionId, reason);
+    } catch (RuntimeException e) {
+      log.warn("could not tell session {} that {}: {}", sessionId, reason, e.toString());
+    }
+  }
 }

@@ -39,7 +39,8 @@ public final class AlertReceiver {
       server.createContext("/alerts", exchange -> {
         JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
         JsonNode labels = body.path("alerts").path(0).path("labels");
-        String objectId = labels.path("node").asText(labels.path("cluster").asText(labels.path("volume").asText(null)));
+        String objectId = labels.path("node").asText(labels.path("gpu").asText(
+            labels.path("volume").asText(labels.path("cluster").asText(null))));
         AtomicInteger failures = objectId == null ? null : FAILURES.get(objectId);
         int answer = failures != null && failures.getAndDecrement() > 0 ? 503 : 200;
         RECEIVED.add(new Received(body, objectId, body.path("status").asText(), answer));

@@ -4,7 +4,8 @@ package io.gshare.core.alert;
 public enum AlertName {
   NODE_OFFLINE("NodeOffline", "warning", "node.offline"),
   OPERATOR_TOKEN_EXPIRING("OperatorTokenExpiring", "critical", "operator_token.expiring"),
-  VOLUME_RECLAIM_STOPPED("VolumeReclaimStopped", "warning", "volume.reclaim_stopped");
+  VOLUME_RECLAIM_STOPPED("VolumeReclaimStopped", "warning", "volume.reclaim_stopped"),
+  GPU_XID_FATAL("GpuXidFatal", "critical", "gpu.xid_fatal");
 
   private final String alertname;
   private final String severity;

@@ -44,10 +44,12 @@ public class Alerts {
     this.audit = audit;
   }
 
-  /** Raises the alert for the object unless it already fires; answers whether it was raised now. */
+  /**
+   * Raises the alert for the object unless it already fires; answers whether it was raised now. Its audit event is
+   * written when it is raised, so a condition reported again and again is one event per outage.
+   */
   @Transactional
   public boolean raise(AlertName name, String objectKind, String objectId, String clusterId, String summary) {
-    audit.alert(name.auditAction(), objectKind, objectId, summary);
     int raised = jdbc.sql("""
         insert into alerts (name, fingerprint, severity, object_kind, object_id, cluster_id, summary)
         values (:name, :fp, :severity, :kind, :id, :cluster, :summary)
@@ -58,6 +60,7 @@ public class Alerts {
         .param("cluster", clusterId).param("summary", summary)
         .update();
     if (raised > 0) {
+      audit.alert(name.auditAction(), objectKind, objectId, summary);
       log.warn("alert {} firing for {} {}: {}", name.alertname(), objectKind, objectId, summary);
     }
     return raised > 0;

@@ -30,6 +30,11 @@ public class EndedAlertConditions {
            where c.id = any(:ids)
              and (c.status = 'detached' or (t.seen_jti is not distinct from t.jti and t.seen_expires_at > now()))
           """;
+      // An admin uncordoned the card after the repair (or the card is gone).
+      case GPU_XID_FATAL -> """
+          select x from unnest(cast(:ids as text[])) x
+           where not exists (select 1 from gpu_devices g where g.uuid = x and g.cordoned)
+          """;
       // Reclaimed after all, or restored.
       case VOLUME_RECLAIM_STOPPED -> """
           select id from volumes where id = any(:ids) and status in ('reclaimed', 'available', 'in_use')

@@ -84,6 +84,12 @@ public class SessionRepository {
         .param("id", sessionId).param("r", reason).update();
   }
 
+  /** The sessions that hold this card now (an allocation not released). */
+  public List<String> holding(String gpuUuid) {
+    return jdbc.sql("select distinct session_id from allocations where gpu_uuid = :u and released_at is null order by 1")
+        .param("u", gpuUuid).query(String.class).list();
+  }
+
   /** The sessions of a cluster that have not ended (placed there: running, paused, or on their way), oldest first. */
   public List<String> unendedOn(String clusterId) {
     return jdbc.sql("""

@@ -14,9 +14,30 @@ import java.util.List;
 /**
  * GPU usage samples of sessions of a cluster, sent to {@link InternalPaths#USAGE}; answered with a
  * {@link UsageAnswer}.
+ *
+ * @param xids the cards of the cluster whose last Xid is not 0, as its dcgm-exporter reports them; absent from
+ *     workers that predate it
  */
 @WireJson
-public record UsageReport(@NotNull @Size(max = 50_000) @Valid List<Sample> samples) {
+public record UsageReport(@NotNull @Size(max = 50_000) @Valid List<Sample> samples,
+    @Size(max = 10_000) @Valid List<Xid> xids) {
+
+  public UsageReport {
+    xids = xids == null ? List.of() : List.copyOf(xids);
+  }
+
+  /** A report of samples only, as reports were before the Xid. */
+  public UsageReport(List<Sample> samples) {
+    this(samples, List.of());
+  }
+
+  /**
+   * A card's last Xid error (NVIDIA's code; dcgm-exporter's {@code DCGM_FI_DEV_XID_ERRORS}).
+   *
+   * @param observedAt when the worker read it
+   */
+  @WireJson
+  public record Xid(@NotBlank @Size(max = 128) String gpuUuid, @PositiveOrZero int code, @NotNull Instant observedAt) {}
 
   /**
    * @param lastKernelAt when the GPU last ran a kernel for the session, where the source says (HAMi); null

@@ -81,6 +81,13 @@ public interface SessionWorkflow {
   @SignalMethod(name = "podLost")
   void podLost(String reason);
 
+  /**
+   * The session's card reported a fatal Xid: the card is cordoned, and the session pauses with {@code reason} (its
+   * resume lands on another card). Ignored unless it runs.
+   */
+  @SignalMethod(name = "gpuFault")
+  void gpuFault(String reason);
+
   @QueryMethod(name = "view")
   SessionView view();
 

@@ -29,7 +29,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private static final Logger log = Workflow.getLogger(SessionWorkflowImpl.class);
 
   /** What the loop carries out, in arrival order: the three user commands and three of its own. */
-  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN, IDLE, REROUTE }
+  enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN, IDLE, REROUTE, GPU_FAULT }
 
   // Steps of the operation a command shows (GET /api/v1/sessions/{id}).
   static final String CREATE_OBJECTS = "create the pod, service and ingress";
@@ -56,6 +56,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
    */
   static final String REROUTE_VERSION = "reroute";
   static final int REROUTE = 1;
+  /** Pausing off a card that reported a fatal Xid (the gpuFault signal); only executions that receive it run it. */
+  static final String GPU_FAULT_VERSION = "gpu-fault";
+  static final int GPU_FAULT = 1;
 
   /** Retries of the control plane's own writes: no attempt limit (see {@link #controlStub}). */
   private static final RetryOptions CONTROL_RETRIES = RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
@@ -76,6 +79,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private String lastErrorType;
   private String podLostReason;
   private String idleReason;
+  private String faultReason;
   private Duration runtimeUsed = Duration.ZERO;
   private long runningSince;
   private final Deque<Command> commands = new ArrayDeque<>();
@@ -242,6 +246,14 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       case IDLE -> {
         String reason = idleReason;
         idleReason = null;
+        if (state == SessionState.RUNNING) {
+          pause(reason);
+        }
+      }
+      case GPU_FAULT -> {
+        String reason = faultReason;
+        faultReason = null;
+        Workflow.getVersion(GPU_FAULT_VERSION, Workflow.DEFAULT_VERSION, GPU_FAULT);
         if (state == SessionState.RUNNING) {
           pause(reason);
         }
@@ -603,6 +615,14 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     if (state == SessionState.RUNNING && !commands.contains(Command.IDLE)) {
       idleReason = reason == null || reason.isBlank() ? "idle" : reason;
       enqueue(Command.IDLE);
+    }
+  }
+
+  @Override
+  public void gpuFault(String reason) {
+    if (state == SessionState.RUNNING && !commands.contains(Command.GPU_FAULT)) {
+      faultReason = reason == null || reason.isBlank() ? "its GPU reported a fatal error" : reason;
+      enqueue(Command.GPU_FAULT);
     }
   }
 

@@ -1,0 +1,72 @@
+package io.gshare.api.node;
+
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import io.gshare.api.session.SessionSignals;
+import io.gshare.contract.internal.UsageReport;
+import io.gshare.core.alert.AlertName;
+import io.gshare.core.alert.Alerts;
+import io.gshare.core.node.GpuCordon;
+import io.gshare.core.node.NodeQueries;
+import io.gshare.core.node.XidCatalogue;
+import io.gshare.core.session.SessionRepository;
+import java.util.List;
+import org.springframework.stereotype.Component;
+
+/**
+ * Acts on the fatal Xid errors a cluster's worker reports (its dcgm-exporter's last Xid per card, through the
+ * cluster's Prometheus). A card-level code cordons the card (and tells HAMi), and pauses the sessions on it with the
+ * reason; a node-level code (79) drains the node in pause mode. Either raises the GpuXidFatal alert once. Reports
+ * repeat while the card keeps its Xid, so each step is idempotent; an admin uncordons after the repair, which
+ * resolves the alert.
+ */
+@Component
+public class XidResponder {
+
+  private final NodeQueries nodes;
+  private final GpuCordon cordon;
+  private final NodeDrainService drains;
+  private final Alerts alerts;
+  private final SessionRepository sessions;
+  private final SessionSignals signals;
+  private final Access access;
+
+  XidResponder(NodeQueries nodes, GpuCordon cordon, NodeDrainService drains, Alerts alerts, SessionRepository sessions,
+      SessionSignals signals, Access access) {
+    this.nodes = nodes;
+    this.cordon = cordon;
+    this.drains = drains;
+    this.alerts = alerts;
+    this.sessions = sessions;
+    this.signals = signals;
+    this.access = access;
+  }
+
+  public void respond(Caller.Operator caller, List<UsageReport.Xid> xids) {
+    for (UsageReport.Xid xid : xids) {
+      XidCatalogue.Fatal fatal = XidCatalogue.fatal(xid.code()).orElse(null);
+      NodeQueries.GpuLocation gpu = fatal == null ? null : nodes.gpu(xid.gpuUuid()).orElse(null);
+      if (gpu == null) {
+        continue; // not a code gShare acts on, or a card the inventory does not know (yet)
+      }
+      access.requireSameCluster(caller, "gpu", xid.gpuUuid(), gpu.clusterId());
+      String what = "GPU " + gpu.index() + " (" + gpu.uuid() + ") of node " + gpu.hostname() + " reported Xid "
+          + xid.code() + " (" + fatal.meaning() + ")";
+      boolean wholeNode = fatal.reach() == XidCatalogue.Reach.NODE;
+      // The card stays cordoned (the alert with it) until an admin uncordons it after the repair.
+      alerts.raise(AlertName.GPU_XID_FATAL, "gpu", gpu.uuid(), gpu.clusterId(), what + (wholeNode
+          ? ": node " + gpu.hostname() + " is drained, its sessions paused; uncordon the node and the card after the repair"
+          : ": the card is cordoned and its sessions paused; uncordon it after the repair"));
+      if (cordon.set(gpu.uuid(), true, "system").changed()) {
+        drains.syncDeviceCordon(gpu.nodeId());
+      }
+      if (wholeNode) {
+        drains.drainForFault(gpu.nodeId(), what);
+        continue;
+      }
+      for (String session : sessions.holding(gpu.uuid())) {
+        signals.gpuFault(session, what + "; paused, a resume lands on another card");
+      }
+    }
+  }
+}

@@ -1,0 +1,144 @@
+package io.gshare.api.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.support.AlertReceiver;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.api.support.PrometheusServer;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCluster;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * A fatal Xid on a simulated card, read by the cluster's worker through a real Prometheus scraping the simulator's
+ * dcgm-exporter endpoint: the card is cordoned, its session paused with the reason, the alert delivered once; an
+ * admin's uncordon resolves it. A node-level Xid (79) drains the node.
+ */
+class XidIT extends ApiIntegrationTest {
+
+  private static final String MODEL = "NVIDIA Xid " + NewTestIds.next("m");
+  private static final List<AutoCloseable> closing = new ArrayList<>();
+
+  @Autowired ObjectMapper json;
+  @Autowired CreditLedger ledger;
+  @Autowired io.temporal.client.WorkflowClient workflows;
+
+  @AfterAll
+  static void close() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private void setXid(SimulatedCluster sim, String uuid, int xid) throws Exception {
+    HttpResponse<String> set = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(sim.url() + "/sim/v1/gpus/" + uuid + "/metrics"))
+        .header("Content-Type", "application/json")
+        .PUT(HttpRequest.BodyPublishers.ofString("{\"util\":50,\"xid\":" + xid + "}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+  }
+
+  private boolean cordoned(String uuid) {
+    return jdbc.sql("select cordoned from gpu_devices where uuid = :u").param("u", uuid).query(Boolean.class).single();
+  }
+
+  @Test
+  void aFatalXidCordonsTheCardPausesItsSessionAndAlertsOnceAndANodeLevelOneDrainsTheNode() throws Exception {
+    String admin = adminToken();
+    SimulatedCluster sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
+        new SimSeed.NodeSpec("xid-gpu-0", "exclusive", new SimSeed.GpuSpec(MODEL, 2, 46068, null), Map.of())), null),
+        SimulatedCluster.Options.defaults().withName(NewTestIds.next("xid")));
+    closing.add(sim);
+    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("xid", ".kubeconfig")));
+    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
+        "name", NewTestIds.next("xid").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
+        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
+    String clusterId = accepted.at("/cluster/id").asText();
+    String operation = accepted.at("/operation/id").asText();
+    await().atMost(Duration.ofSeconds(180)).until(() ->
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.url() + SimulatedCluster.DCGM_METRICS_PATH));
+    closing.add(prometheus);
+    assertThat(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin)
+        .statusCode()).isEqualTo(200);
+
+    String offering = json.readTree(post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+        + MODEL + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":1}", admin).body()).get("id").asText();
+    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+    String ownerId = newUser("user");
+    ledger.grant(ownerId, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
+    String owner = tokenFor(ownerId);
+    String session = json.readTree(post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+        + image + "\"}", owner).body()).at("/session/id").asText();
+    await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
+        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
+    String card = json.readTree(get("/api/v1/sessions/" + session, owner).body()).path("gpus").get(0).path("uuid").asText();
+
+    // A correctable code is left alone; a double-bit ECC error (48) takes the card out.
+    setXid(sim, card, 31);
+    Thread.sleep(4000);
+    assertThat(cordoned(card)).isFalse();
+    setXid(sim, card, 48);
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      JsonNode view = json.readTree(get("/api/v1/sessions/" + session, owner).body());
+      assertThat(view.at("/session/state").asText()).as(view.toString()).isEqualTo("paused");
+      assertThat(view.at("/session/state_reason").asText()).contains("Xid 48").contains("double-bit ECC");
+    });
+    assertThat(cordoned(card)).isTrue();
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(AlertReceiver.about(card))
+        .extracting(AlertReceiver.Received::status).containsExactly("firing"));
+    assertThat(AlertReceiver.about(card).get(0).body().at("/alerts/0/labels/alertname").asText()).isEqualTo("GpuXidFatal");
+    // The worker keeps reporting the Xid: still one alert, one audit event.
+    Thread.sleep(5000);
+    assertThat(AlertReceiver.about(card)).hasSize(1);
+    assertThat(json.readTree(get("/api/v1/audit?action=gpu.xid_fatal&object_id=" + card, admin).body()).get("items"))
+        .hasSize(1);
+
+    // Repaired: the Xid clears, an admin uncordons the card, the alert resolves.
+    setXid(sim, card, 0);
+    assertThat(post("/api/v1/gpus/" + card + "/uncordon", "{}", admin).statusCode()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(AlertReceiver.about(card))
+        .extracting(AlertReceiver.Received::status).containsExactly("firing", "resolved"));
+
+    // A card fallen off the bus (79) is the node's problem: the node is drained.
+    String other = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0)
+        .path("gpus").findValues("uuid").stream().map(JsonNode::asText).filter(u -> !u.equals(card)).findFirst().orElseThrow();
+    String nodeId = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0)
+        .path("id").asText();
+    setXid(sim, other, 79);
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(json.readTree(
+        get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0).path("drain_state").asText())
+        .isIn("draining", "drained"));
+    assertThat(cordoned(other)).isTrue();
+    assertThat(json.readTree(get("/api/v1/operations/node-drain-" + nodeId, admin).body()).path("status").asText())
+        .isIn("running", "completed");
+    // Still one alert for the card, however often the worker reports its Xid.
+    Thread.sleep(4000);
+    assertThat(AlertReceiver.about(other)).extracting(AlertReceiver.Received::status).containsExactly("firing");
+    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, owner).statusCode()).isEqualTo(200);
+    // A session paused off a faulty card (the gpuFault signal), then ended: its history must replay.
+    await().atMost(Duration.ofSeconds(30)).until(() -> "terminated".equals(
+        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
+    io.gshare.api.support.HistoryRecorder.record(workflows, io.gshare.workflows.common.WorkflowIds.session(session),
+        "session-gpu-fault");
+  }
+}
