@@ -10,7 +10,6 @@ import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
 import io.gshare.core.credit.CreditLedger;
-import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimulatedCluster;
 import io.temporal.client.WorkflowClient;
 import java.math.BigDecimal;
@@ -20,12 +19,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -73,18 +70,10 @@ class MetricQueriesIT extends ApiIntegrationTest {
   @Test
   void adminsAskNamedQueriesThroughTheClustersWorkerAndNothingElseCrossesTheApi() throws Exception {
     String admin = adminToken();
-    SimulatedCluster sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
-        new SimSeed.NodeSpec("metrics-gpu-0", "exclusive", new SimSeed.GpuSpec(MODEL, 2, 46068, null), Map.of())), null),
-        SimulatedCluster.Options.defaults().withName(NewTestIds.next("metrics")));
+    AttachedSimulator attached = attachSimulator("metrics", "metrics-gpu-0", MODEL, 2, 46068);
+    SimulatedCluster sim = attached.sim();
     closing.add(sim);
-    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("metrics", ".kubeconfig")));
-    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
-        "name", NewTestIds.next("metrics").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
-        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
-    String clusterId = accepted.at("/cluster/id").asText();
-    String operation = accepted.at("/operation/id").asText();
-    await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    String clusterId = attached.clusterId();
 
     // Without a prometheus_url the cluster's queries say how to set one.
     HttpResponse<String> none = get("/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId, admin);

@@ -10,18 +10,15 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
 import io.gshare.core.credit.CreditLedger;
-import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimulatedCluster;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -63,18 +60,10 @@ class XidIT extends ApiIntegrationTest {
   @Test
   void aFatalXidCordonsTheCardPausesItsSessionAndAlertsOnceAndANodeLevelOneDrainsTheNode() throws Exception {
     String admin = adminToken();
-    SimulatedCluster sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
-        new SimSeed.NodeSpec("xid-gpu-0", "exclusive", new SimSeed.GpuSpec(MODEL, 2, 46068, null), Map.of())), null),
-        SimulatedCluster.Options.defaults().withName(NewTestIds.next("xid")));
+    AttachedSimulator attached = attachSimulator("xid", "xid-gpu-0", MODEL, 2, 46068);
+    SimulatedCluster sim = attached.sim();
     closing.add(sim);
-    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("xid", ".kubeconfig")));
-    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
-        "name", NewTestIds.next("xid").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
-        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
-    String clusterId = accepted.at("/cluster/id").asText();
-    String operation = accepted.at("/operation/id").asText();
-    await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    String clusterId = attached.clusterId();
     PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.url() + SimulatedCluster.DCGM_METRICS_PATH));
     closing.add(prometheus);
     assertThat(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin)

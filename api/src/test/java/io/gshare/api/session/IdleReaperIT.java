@@ -9,7 +9,6 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
 import io.gshare.core.credit.CreditLedger;
-import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimulatedCluster;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.schedules.ScheduleClient;
@@ -17,7 +16,6 @@ import io.temporal.client.schedules.ScheduleListDescription;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -57,19 +55,9 @@ class IdleReaperIT extends ApiIntegrationTest {
   private record Attached(SimulatedCluster sim, String clusterId) {}
 
   private Attached attach(String model, int gpus) throws Exception {
-    SimulatedCluster sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
-        new SimSeed.NodeSpec("idle-gpu-0", "exclusive", new SimSeed.GpuSpec(model, gpus, 46068, null), Map.of())), null),
-        SimulatedCluster.Options.defaults().withName(NewTestIds.next("idle")));
-    closing.add(sim);
-    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("idle", ".kubeconfig")));
-    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
-        "name", NewTestIds.next("idle").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
-        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
-    String clusterId = accepted.at("/cluster/id").asText();
-    String operation = accepted.at("/operation/id").asText();
-    await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
-    return new Attached(sim, clusterId);
+    AttachedSimulator attached = attachSimulator("idle", "idle-gpu-0", model, gpus, 46068);
+    closing.add(attached.sim());
+    return new Attached(attached.sim(), attached.clusterId());
   }
 
   private String teamUser(Map<String, Object> policy) throws Exception {

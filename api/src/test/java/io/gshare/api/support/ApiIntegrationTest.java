@@ -177,4 +177,30 @@ public abstract class ApiIntegrationTest {
       throw new IllegalStateException(e);
     }
   }
+
+  /** A simulated cluster a test started and attached through the API (its own worker process), and its id. */
+  public record AttachedSimulator(SimulatedCluster sim, String clusterId) {}
+
+  /**
+   * Starts a simulator of one node {@code hostname} with {@code gpus} cards of {@code model} ({@code memoryMib}
+   * each, exclusive), registers it through the API with a session domain of this test, and waits until its attach
+   * completes. The caller closes the simulator.
+   */
+  protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib)
+      throws IOException {
+    SimulatedCluster sim = SimulatedCluster.start(new io.gshare.sim.SimSeed("v1.36.0", java.util.List.of(
+        new io.gshare.sim.SimSeed.NodeSpec(hostname, "exclusive", new io.gshare.sim.SimSeed.GpuSpec(model, gpus, memoryMib,
+            null), java.util.Map.of())), null), SimulatedCluster.Options.defaults().withName(NewTestIds.next(prefix)));
+    String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile(prefix, ".kubeconfig")));
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    HttpResponse<String> registered = post("/api/v1/clusters", json.writeValueAsString(java.util.Map.of(
+        "name", NewTestIds.next(prefix).replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
+        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), adminToken());
+    com.fasterxml.jackson.databind.JsonNode accepted = json.readTree(registered.body());
+    String clusterId = accepted.at("/cluster/id").asText();
+    String operation = accepted.at("/operation/id").asText();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(180)).until(() -> "completed".equals(
+        json.readTree(get("/api/v1/operations/" + operation, adminToken()).body()).path("status").asText()));
+    return new AttachedSimulator(sim, clusterId);
+  }
 }
