@@ -83,28 +83,15 @@ class UsageReporterTest {
   @Test
   void asksPrometheusForHamisPerContainerSeriesFirstAndDcgmByUuidForTheRest() throws Exception {
     java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-    HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    prometheus.createContext("/api/v1/query", exchange -> {
-      String query = java.net.URLDecoder.decode(exchange.getRequestURI().getRawQuery().substring("query=".length()),
-          StandardCharsets.UTF_8);
-      asked.add(query);
-      String result = query.equals(UsageReporter.DCGM_QUERY) ? """
-          {"metric":{"UUID":"GPU-aaa","gpu":"0","Hostname":"n1"},"value":[1700000000.1,"73"]},
-          {"metric":{"UUID":"GPU-shared","gpu":"1","Hostname":"n1"},"value":[1700000000.1,"90"]},
-          {"metric":{"UUID":"GPU-other","gpu":"2","Hostname":"n1"},"value":[1700000000.1,"5"]}"""
-          : query.equals(UsageReporter.HAMI_UTIL_QUERY) ? """
-          {"metric":{"namespace":"gshare-sessions","pod":"sess-slice","device_uuid":"GPU-shared"},"value":[1700000000.1,"0"]}"""
-          : query.equals(UsageReporter.HAMI_KERNEL_QUERY) ? """
-          {"metric":{"namespace":"gshare-sessions","pod":"sess-slice","device_uuid":"GPU-shared"},"value":[1700000000.1,"600"]}"""
-          : "";
-      byte[] body = ("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" + result + "]}}")
-          .getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
-    prometheus.start();
+    HttpServer prometheus = fakePrometheus(asked, 200, query -> success(query.equals(UsageReporter.DCGM_QUERY) ? """
+              {"metric":{"UUID":"GPU-aaa","gpu":"0","Hostname":"n1"},"value":[1700000000.1,"73"]},
+              {"metric":{"UUID":"GPU-shared","gpu":"1","Hostname":"n1"},"value":[1700000000.1,"90"]},
+              {"metric":{"UUID":"GPU-other","gpu":"2","Hostname":"n1"},"value":[1700000000.1,"5"]}"""
+              : query.equals(UsageReporter.HAMI_UTIL_QUERY) ? """
+              {"metric":{"namespace":"gshare-sessions","pod":"sess-slice","device_uuid":"GPU-shared"},"value":[1700000000.1,"0"]}"""
+              : query.equals(UsageReporter.HAMI_KERNEL_QUERY) ? """
+              {"metric":{"namespace":"gshare-sessions","pod":"sess-slice","device_uuid":"GPU-shared"},"value":[1700000000.1,"600"]}"""
+              : ""));
     try {
       UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
       reporter.useSources("http://127.0.0.1:" + prometheus.getAddress().getPort(), "http://127.0.0.1:1/unused");
@@ -132,19 +119,10 @@ class UsageReporterTest {
   @Test
   void readsEveryCardsLastXidThatIsAnErrorByUuid() throws Exception {
     java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-    HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    prometheus.createContext("/api/v1/query", exchange -> {
-      asked.add(java.net.URLDecoder.decode(exchange.getRequestURI().getRawQuery().substring("query=".length()),
-          StandardCharsets.UTF_8));
-      byte[] body = ("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
-          + "{\"metric\":{\"UUID\":\"GPU-aaa\"},\"value\":[1700000000.1,\"48\"]},"
-          + "{\"metric\":{\"UUID\":\"GPU-bbb\"},\"value\":[1700000000.1,\"79\"]},"
-          + "{\"metric\":{},\"value\":[1700000000.1,\"13\"]}]}}").getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
-    prometheus.start();
+    HttpServer prometheus = fakePrometheus(asked, 200, query -> success("""
+        {"metric":{"UUID":"GPU-aaa"},"value":[1700000000.1,"48"]},
+        {"metric":{"UUID":"GPU-bbb"},"value":[1700000000.1,"79"]},
+        {"metric":{},"value":[1700000000.1,"13"]}"""));
     try {
       UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
       List<UsageReport.Xid> xids = reporter.xids("http://127.0.0.1:" + prometheus.getAddress().getPort());
@@ -158,15 +136,8 @@ class UsageReporterTest {
 
   @Test
   void aPrometheusErrorIsAnErrorNotAnIdleSession() throws Exception {
-    HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    prometheus.createContext("/api/v1/query", exchange -> {
-      byte[] body = "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error\"}"
-          .getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(400, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
-    prometheus.start();
+    HttpServer prometheus = fakePrometheus(new java.util.ArrayList<>(), 400,
+        query -> "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error\"}");
     try {
       UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
       reporter.useSources("http://127.0.0.1:" + prometheus.getAddress().getPort(), null);
@@ -182,5 +153,28 @@ class UsageReporterTest {
         .addToLabels("gshare.io/session-id", sessionId).addToAnnotations("nvidia.com/use-gpuuuid", uuid).endMetadata()
         .withNewSpec().withNodeName("sim-a100-0").addNewContainer().withName("main").withImage("x").endContainer()
         .endSpec().build();
+  }
+
+  /** A started Prometheus query API answering {@code status} with the body {@code answer} gives each query; records the queries. */
+  private static HttpServer fakePrometheus(java.util.List<String> asked, int status,
+      java.util.function.UnaryOperator<String> answer) throws java.io.IOException {
+    HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    prometheus.createContext("/api/v1/query", exchange -> {
+      String query = java.net.URLDecoder.decode(exchange.getRequestURI().getRawQuery().substring("query=".length()),
+          StandardCharsets.UTF_8);
+      asked.add(query);
+      byte[] body = answer.apply(query).getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(status, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    prometheus.start();
+    return prometheus;
+  }
+
+  /** A successful instant-vector answer with these result entries. */
+  private static String success(String result) {
+    return "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" + result + "]}}";
   }
 }

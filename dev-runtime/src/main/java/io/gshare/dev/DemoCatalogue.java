@@ -5,10 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.sim.SimSeed;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.gshare.dev.ApiClient.CallFailed;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -102,26 +99,19 @@ public final class DemoCatalogue {
     }
   }
 
-  /** A call the api refused, or that did not reach it. */
-  static final class CallFailed extends Exception {
-    CallFailed(String message) {
-      super(message);
-    }
-  }
 
   /** A GPU model sold in one mode, with the smallest card memory seen for it. */
   private record Shape(String model, String mode, long memoryMib) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final String apiUrl;
+  private final ApiClient api;
   private final String adminToken;
   private final Path tokenFile;
   private final List<String> problems = new ArrayList<>();
 
   public DemoCatalogue(String apiUrl, String adminToken, Path dataDir) {
-    this.apiUrl = apiUrl;
+    this.api = new ApiClient(apiUrl, Duration.ofSeconds(60));
     this.adminToken = adminToken;
     this.tokenFile = dataDir.resolve(TOKEN_FILE);
   }
@@ -386,14 +376,15 @@ public final class DemoCatalogue {
   }
 
   private interface Step<T> {
-    T run() throws CallFailed, IOException;
+    /** A {@link CallFailed} (an IOException) names the call; another IOException is the token file's. */
+    T run() throws IOException;
   }
 
   /** Runs a step; a failure is logged and listed, and the step answers null. */
   private <T> T attempt(Step<T> step) {
     try {
       return step.run();
-    } catch (CallFailed | IOException e) {
+    } catch (IOException e) {
       String problem = e instanceof CallFailed ? e.getMessage() : tokenFile + ": " + e;
       log.warn("demo data: {}", problem);
       problems.add(problem);
@@ -403,50 +394,7 @@ public final class DemoCatalogue {
 
   /** One call; a non-2xx answer fails with the method, path, status and the problem's code and detail. */
   private JsonNode call(String method, String path, Map<String, Object> body, String token) throws CallFailed {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl + path))
-        .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(60))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(write(body)));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
-    HttpResponse<String> response;
-    try {
-      response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new CallFailed(method + " " + path + " failed: " + e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while seeding the demo data", e);
-    }
-    if (response.statusCode() / 100 != 2) {
-      throw new CallFailed(method + " " + path + " answered " + response.statusCode() + problemOf(response.body()));
-    }
-    try {
-      return JSON.readTree(response.body());
-    } catch (IOException e) {
-      throw new CallFailed(method + " " + path + " answered " + response.statusCode() + " with a body that is not JSON: "
-          + e.getMessage());
-    }
-  }
-
-  /** {@code " conflict: an offering named x already exists"} from an RFC 9457 problem, with its field errors. */
-  static String problemOf(String body) {
-    try {
-      JsonNode problem = JSON.readTree(body);
-      StringBuilder text = new StringBuilder();
-      if (problem.hasNonNull("code")) {
-        text.append(' ').append(problem.get("code").asText());
-      }
-      if (problem.hasNonNull("detail")) {
-        text.append(": ").append(problem.get("detail").asText());
-      }
-      if (problem.has("errors")) {
-        text.append(' ').append(problem.get("errors"));
-      }
-      return text.length() == 0 ? " " + body : text.toString();
-    } catch (IOException | RuntimeException e) {
-      return body == null || body.isBlank() ? "" : " " + body;
-    }
+    return api.call(method, path, token, body == null ? null : write(body));
   }
 
   static String write(Object body) {

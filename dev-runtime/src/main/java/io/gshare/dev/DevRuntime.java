@@ -51,6 +51,7 @@ public final class DevRuntime implements AutoCloseable {
   private String temporalUiUrl;
   private ChildProcess api;
   private String adminToken;
+  private ApiClient apiClient;
   private SimSeed seed;
   private DemoCatalogue.Demo demo;
 
@@ -133,6 +134,7 @@ public final class DevRuntime implements AutoCloseable {
     awaitApi(Duration.ofSeconds(180));
     awaitFile(adminTokenFile(), Duration.ofSeconds(60));
     adminToken = Files.readString(adminTokenFile()).trim();
+    apiClient = new ApiClient(apiUrl(), Duration.ofSeconds(120));
 
     seed = options.seed() == null ? SimulatedCluster.defaultSeed() : SimulatedCluster.readSeed(options.seed());
     for (int i = 1; i <= options.clusters(); i++) {
@@ -201,22 +203,7 @@ public final class DevRuntime implements AutoCloseable {
   }
 
   private JsonNode call(String method, String path, String body) throws IOException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl() + path))
-        .header("Authorization", "Bearer " + adminToken).timeout(Duration.ofSeconds(120))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
-    try {
-      HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() / 100 != 2) {
-        throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": " + response.body());
-      }
-      return json.readTree(response.body());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return apiClient.call(method, path, adminToken, body);
   }
 
   /**

@@ -33,7 +33,7 @@ public class TokenRotationActivitiesImpl implements TokenRotationActivities {
 
   @Override
   public void alertExpiring(String clusterId, String reason) {
-    alerts.raise(AlertName.OPERATOR_TOKEN_EXPIRING, "cluster", clusterId, clusterId, reason);
+    alerts.raise(AlertName.OPERATOR_TOKEN_EXPIRING, clusterId, clusterId, reason);
   }
 
   private static long millis(Instant instant) {

@@ -75,20 +75,12 @@ class AlertDelivery implements SchedulingConfigurer {
       List<String> firing = alerts.firingObjects(name);
       if (!firing.isEmpty()) {
         for (String objectId : ended.ended(name, firing)) {
-          alerts.resolve(name, kindOf(name), objectId);
+          alerts.resolve(name, objectId);
         }
       }
     }
   }
 
-  private static String kindOf(AlertName name) {
-    return switch (name) {
-      case NODE_OFFLINE -> "node";
-      case OPERATOR_TOKEN_EXPIRING -> "cluster";
-      case VOLUME_RECLAIM_STOPPED -> "volume";
-      case GPU_XID_FATAL -> "gpu";
-    };
-  }
 
   /** Sends one batch in one transaction (the claimed rows stay locked until it ends); answers how many it claimed. */
   int deliverBatch() {

@@ -40,7 +40,7 @@ class NodeLivenessSweep implements SchedulingConfigurer {
 
   void sweep() {
     for (Offline node : nodes.markAlerted(properties.staleAfter())) {
-      alerts.raise(AlertName.NODE_OFFLINE, "node", node.id(), node.clusterId(), "node " + node.hostname()
+      alerts.raise(AlertName.NODE_OFFLINE, node.id(), node.clusterId(), "node " + node.hostname()
           + " of cluster " + node.clusterId() + " has not been reported for " + properties.staleAfter().toSeconds() + "s");
       log.warn("node {} of cluster {} is offline (no report for {}s)", node.hostname(), node.clusterId(),
           properties.staleAfter().toSeconds());

@@ -54,7 +54,7 @@ public class XidResponder {
           + xid.code() + " (" + fatal.meaning() + ")";
       boolean wholeNode = fatal.reach() == XidCatalogue.Reach.NODE;
       // The card stays cordoned (the alert with it) until an admin uncordons it after the repair.
-      alerts.raise(AlertName.GPU_XID_FATAL, "gpu", gpu.uuid(), gpu.clusterId(), what + (wholeNode
+      alerts.raise(AlertName.GPU_XID_FATAL, gpu.uuid(), gpu.clusterId(), what + (wholeNode
           ? ": node " + gpu.hostname() + " is drained, its sessions paused; uncordon the node and the card after the repair"
           : ": the card is cordoned and its sessions paused; uncordon it after the repair"));
       if (cordon.set(gpu.uuid(), true, "system").changed()) {

@@ -9,10 +9,8 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
-import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimulatedCluster;
 import io.temporal.client.WorkflowClient;
-import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -37,7 +35,6 @@ class MetricQueriesIT extends ApiIntegrationTest {
   private static final List<AutoCloseable> closing = new ArrayList<>();
 
   @Autowired ObjectMapper json;
-  @Autowired CreditLedger ledger;
   @Autowired WorkflowClient workflows;
 
   @AfterAll
@@ -126,18 +123,10 @@ class MetricQueriesIT extends ApiIntegrationTest {
     assertThat(get("/api/v1/metrics/gpu_utilization?node_id=nod_nosuchnode", admin).statusCode()).isEqualTo(404);
 
     // A session's owner sees their session's cards; another user does not find the session.
-    String offering = json.readTree(post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
-        + MODEL + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":1}", admin).body()).get("id").asText();
-    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
-    String ownerId = newUser("user");
-    ledger.grant(ownerId, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
-    String owner = tokenFor(ownerId);
-    String session = json.readTree(post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + image + "\"}", owner).body()).at("/session/id").asText();
-    await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
-        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
-    String held = json.readTree(get("/api/v1/sessions/" + session, owner).body()).path("gpus").get(0).path("uuid").asText();
+    RunningSession running = startSession(MODEL);
+    String session = running.id();
+    String owner = running.ownerToken();
+    String held = running.gpuUuid();
     JsonNode mine = ok(get("/api/v1/sessions/" + session + "/metrics?step=15s&start=" + since(Duration.ofMinutes(5)), owner));
     assertThat(mine.path("series")).allSatisfy(s -> assertThat(s.path("labels").path("UUID").asText()).isEqualTo(held));
     assertThat(get("/api/v1/sessions/" + session + "/metrics", user).statusCode()).isEqualTo(404);

@@ -9,9 +9,7 @@ import io.gshare.api.support.AlertReceiver;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
-import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimulatedCluster;
-import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,7 +32,6 @@ class XidIT extends ApiIntegrationTest {
   private static final List<AutoCloseable> closing = new ArrayList<>();
 
   @Autowired ObjectMapper json;
-  @Autowired CreditLedger ledger;
   @Autowired io.temporal.client.WorkflowClient workflows;
 
   @AfterAll
@@ -69,18 +66,10 @@ class XidIT extends ApiIntegrationTest {
     assertThat(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin)
         .statusCode()).isEqualTo(200);
 
-    String offering = json.readTree(post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
-        + MODEL + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":1}", admin).body()).get("id").asText();
-    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
-    String ownerId = newUser("user");
-    ledger.grant(ownerId, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
-    String owner = tokenFor(ownerId);
-    String session = json.readTree(post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + image + "\"}", owner).body()).at("/session/id").asText();
-    await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
-        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
-    String card = json.readTree(get("/api/v1/sessions/" + session, owner).body()).path("gpus").get(0).path("uuid").asText();
+    RunningSession running = startSession(MODEL);
+    String session = running.id();
+    String owner = running.ownerToken();
+    String card = running.gpuUuid();
 
     // A correctable code is left alone; a double-bit ECC error (48) takes the card out.
     setXid(sim, card, 31);

@@ -203,4 +203,33 @@ public abstract class ApiIntegrationTest {
         json.readTree(get("/api/v1/operations/" + operation, adminToken()).body()).path("status").asText()));
     return new AttachedSimulator(sim, clusterId);
   }
+
+  /** A running session a test started, its owner's token, and the card it holds. */
+  public record RunningSession(String id, String ownerToken, String gpuUuid) {}
+
+  /**
+   * Starts a session of one whole card of {@code model} as a new user with 100 credits (an exclusive offering and an
+   * image made for it) and waits until it runs.
+   */
+  protected RunningSession startSession(String model) throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String admin = adminToken();
+    String offering = json.readTree(post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off")
+        + "\",\"gpu_model\":\"" + model + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":1}", admin)
+        .body()).get("id").asText();
+    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+    String ownerId = newUser("user");
+    HttpResponse<String> granted = post("/api/v1/credits/grants", "{\"user_id\":\"" + ownerId + "\",\"amount\":100}", admin);
+    if (granted.statusCode() / 100 != 2) {
+      throw new IllegalStateException("grant: " + granted.body());
+    }
+    String owner = tokenFor(ownerId);
+    String session = json.readTree(post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+        + image + "\"}", owner).body()).at("/session/id").asText();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
+        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
+    String card = json.readTree(get("/api/v1/sessions/" + session, owner).body()).path("gpus").get(0).path("uuid").asText();
+    return new RunningSession(session, owner, card);
+  }
 }

@@ -49,31 +49,31 @@ public class Alerts {
    * written when it is raised, so a condition reported again and again is one event per outage.
    */
   @Transactional
-  public boolean raise(AlertName name, String objectKind, String objectId, String clusterId, String summary) {
+  public boolean raise(AlertName name, String objectId, String clusterId, String summary) {
     int raised = jdbc.sql("""
         insert into alerts (name, fingerprint, severity, object_kind, object_id, cluster_id, summary)
         values (:name, :fp, :severity, :kind, :id, :cluster, :summary)
         on conflict (fingerprint) where status = 'firing' do nothing
         """)
-        .param("name", name.alertname()).param("fp", fingerprint(name, objectKind, objectId))
-        .param("severity", name.severity()).param("kind", objectKind).param("id", objectId)
+        .param("name", name.alertname()).param("fp", fingerprint(name, objectId))
+        .param("severity", name.severity()).param("kind", name.objectKind()).param("id", objectId)
         .param("cluster", clusterId).param("summary", summary)
         .update();
     if (raised > 0) {
-      audit.alert(name.auditAction(), objectKind, objectId, summary);
-      log.warn("alert {} firing for {} {}: {}", name.alertname(), objectKind, objectId, summary);
+      audit.alert(name.auditAction(), name.objectKind(), objectId, summary);
+      log.warn("alert {} firing for {} {}: {}", name.alertname(), name.objectKind(), objectId, summary);
     }
     return raised > 0;
   }
 
   /** Resolves the alert of the object if it fires; answers whether it did. */
-  public boolean resolve(AlertName name, String objectKind, String objectId) {
+  public boolean resolve(AlertName name, String objectId) {
     int resolved = jdbc.sql("""
         update alerts set status = 'resolved', ends_at = now(), attempts = 0, next_attempt_at = now(), last_error = null
          where fingerprint = :fp and status = 'firing'
-        """).param("fp", fingerprint(name, objectKind, objectId)).update();
+        """).param("fp", fingerprint(name, objectId)).update();
     if (resolved > 0) {
-      log.info("alert {} resolved for {} {}", name.alertname(), objectKind, objectId);
+      log.info("alert {} resolved for {} {}", name.alertname(), name.objectKind(), objectId);
     }
     return resolved > 0;
   }
@@ -118,10 +118,10 @@ public class Alerts {
   }
 
   /** The same alert across its outages: its name and object, hashed (as Alertmanager fingerprints label sets). */
-  static String fingerprint(AlertName name, String objectKind, String objectId) {
+  static String fingerprint(AlertName name, String objectId) {
     try {
       byte[] hash = MessageDigest.getInstance("SHA-256")
-          .digest((name.alertname() + "\u0000" + objectKind + "\u0000" + objectId).getBytes(StandardCharsets.UTF_8));
+          .digest((name.alertname() + "\u0000" + name.objectKind() + "\u0000" + objectId).getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(hash, 0, 8);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

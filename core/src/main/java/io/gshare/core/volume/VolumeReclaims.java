@@ -50,6 +50,6 @@ public class VolumeReclaims {
   }
 
   public void alert(String volumeId, String reason) {
-    alerts.raise(AlertName.VOLUME_RECLAIM_STOPPED, "volume", volumeId, null, reason);
+    alerts.raise(AlertName.VOLUME_RECLAIM_STOPPED, volumeId, null, reason);
   }
 }

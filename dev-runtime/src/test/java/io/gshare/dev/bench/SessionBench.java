@@ -1,5 +1,7 @@
 package io.gshare.dev.bench;
 
+import io.gshare.dev.ApiClient;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -99,7 +101,7 @@ public final class SessionBench {
       System.out.println("(no /proc here: CPU figures are zero)");
     }
     try (DevRuntime runtime = DevRuntime.start(options)) {
-      Api api = new Api(http, json, runtime.apiUrl());
+      ApiClient api = new ApiClient(runtime.apiUrl(), java.time.Duration.ofMinutes(2));
       String admin = runtime.adminToken();
       String offering = api.call("POST", "/api/v1/offerings", admin,
           "{\"name\":\"bench-slice\",\"gpu_model\":\"NVIDIA A100-SXM4-40GB\",\"mode\":\"fractional\","
@@ -175,7 +177,7 @@ public final class SessionBench {
   record Step(double seconds, List<String> sessions, Map<String, List<Long>> latency, List<Long> toPod,
       List<Long> toRunning, Map<String, Double> cpu) {}
 
-  static Step step(Api api, KubernetesClient k8s, List<String> tokens, int perUser, String offering, String image,
+  static Step step(ApiClient api, KubernetesClient k8s, List<String> tokens, int perUser, String offering, String image,
       ProcessCpu cpu) throws Exception {
     Map<String, List<Long>> latency = new LinkedHashMap<>();
     for (String command : COMMANDS) {
@@ -290,23 +292,6 @@ public final class SessionBench {
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
-    }
-  }
-
-  /** Small JSON-over-HTTP helper; any non-2xx answer is an error. */
-  record Api(HttpClient http, ObjectMapper json, String base) {
-    JsonNode call(String method, String path, String token, String body) throws Exception {
-      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-          .header("Authorization", "Bearer " + token)
-          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-      if (body != null) {
-        request.header("Content-Type", "application/json");
-      }
-      HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() / 100 != 2) {
-        throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": " + response.body());
-      }
-      return json.readTree(response.body());
     }
   }
 }

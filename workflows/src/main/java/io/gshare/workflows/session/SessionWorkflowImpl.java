@@ -188,7 +188,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       if (command == Command.DRAIN) {
         drainOutcomes.put(commandsDone + 1, drainOff(drainOrders.pollFirst()));
       } else if (command == Command.REROUTE) {
-        rerouteOutcomes.put(commandsDone + 1, reroute(reroutes.pollFirst(), false));
+        rerouteOutcomes.put(commandsDone + 1, moveTo(reroutes.pollFirst()));
       } else {
         carryOut(command);
       }
@@ -334,10 +334,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
    * on); a running session's route is rewritten at once and its URL recorded. A route that cannot be written leaves
    * the spec changed (the next start uses it) and says why; the update answers either way.
    */
-  private SessionRerouteOutcome reroute(SessionReroute change, boolean ended) {
-    if (ended) {
-      return new SessionRerouteOutcome(spec.sessionId(), state, url, "ended: nothing to move", true);
-    }
+  private SessionRerouteOutcome moveTo(SessionReroute change) {
     Workflow.getVersion(REROUTE_VERSION, Workflow.DEFAULT_VERSION, REROUTE);
     spec = spec.rerouted(change);
     if (state != SessionState.RUNNING || placement == null) {
@@ -594,13 +591,18 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   @Override
   public SessionRerouteOutcome reroute(SessionReroute change) {
     if (terminal()) {
-      return reroute(change, true);
+      return endedReroute();
     }
     reroutes.addLast(change);
     long number = enqueue(Command.REROUTE);
     Workflow.await(() -> commandsDone >= number || terminal());
     SessionRerouteOutcome outcome = rerouteOutcomes.remove(number);
-    return outcome != null ? outcome : reroute(change, true);
+    return outcome != null ? outcome : endedReroute();
+  }
+
+  /** A session that ended (before its reroute came up) has nothing to move. */
+  private SessionRerouteOutcome endedReroute() {
+    return new SessionRerouteOutcome(spec.sessionId(), state, url, "ended: nothing to move", true);
   }
 
   @Override
