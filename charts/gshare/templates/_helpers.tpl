@@ -207,6 +207,8 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
   value: {{ $v.operator.inventoryInterval | quote }}
 - name: GSHARE_CLUSTERWORKER_VOLUMESYNCINTERVALSECONDS
   value: {{ $v.operator.volumeSyncInterval | quote }}
+- name: GSHARE_CLUSTERWORKER_AGENT_ENABLED
+  value: {{ $v.agent.enabled | quote }}
 - name: GSHARE_SESSIONS_AUTHURL
   value: {{ include "gshare.sessionsAuthUrl" $root | quote }}
 {{- if $v.api.checkpointBuilderImage }}

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * Plays the kubelets (and the scheduler's binding step) of every simulated node. Each tick it: binds
  * pending pods that name their node through {@code nodeName} or a {@code kubernetes.io/hostname}
  * selector (a selector binds only to a node that is not cordoned); moves bound pods to Running with a
- * pod IP once {@code startDelay} has passed (batch pods — restartPolicy Never with a command — to
+ * pod IP and containerd container ids once {@code startDelay} has passed (batch pods — restartPolicy Never with a command — to
  * Succeeded; any pod to Failed when told to); marks pods on a dropped node not ready; and deletes pods
  * whose node is gone, as the pod garbage collector does. Pods on a cordoned node are left running:
  * cordon is about scheduling only. Starting a pod "pulls" its images: they are added to its node's
@@ -304,7 +304,7 @@ final class KubeletSimulator {
         .withName(c.getName())
         .withImage(c.getImage())
         .withImageID("sim://" + c.getImage())
-        .withContainerID("containerd://sim-" + Integer.toHexString((pod.getMetadata().getName() + c.getName()).hashCode()))
+        .withContainerID(containerId(pod, c.getName()))
         .withReady(true)
         .withStarted(true)
         .withRestartCount(0)
@@ -318,6 +318,22 @@ final class KubeletSimulator {
         .withConditions(readyConditions(true, now))
         .withContainerStatuses(containers)
         .build();
+  }
+
+  /**
+   * {@code containerd://} and 64 hex digits, as containerd names a container: here the SHA-256 of the pod's uid and
+   * the container's name, so the same container keeps its id and a node agent can find its cgroup scope.
+   */
+  static String containerId(Pod pod, String container) {
+    String owner = pod.getMetadata().getUid() != null ? pod.getMetadata().getUid()
+        : pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest((owner + "/" + container).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "containerd://" + java.util.HexFormat.of().formatHex(digest);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
   }
 
   /** A batch pod (never restarted, its container told what to run) completes instead of serving. */

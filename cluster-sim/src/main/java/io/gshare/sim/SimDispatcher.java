@@ -24,6 +24,8 @@ final class SimDispatcher extends Dispatcher {
   private static final Pattern CHECKPOINT =
       Pattern.compile("/api/v1/nodes/([^/]+)/proxy/checkpoint/([^/]+)/([^/]+)/([^/]+)");
   private static final Pattern POD_FAIL = Pattern.compile("/sim/v1/namespaces/([^/]+)/pods/([^/]+)/fail");
+  /** What a pod's containers do, as their simulated cgroup counters show it. */
+  private static final Pattern POD_LOAD = Pattern.compile("/sim/v1/namespaces/([^/]+)/pods/([^/]+)/load");
   /** The kubelet Summary API through the apiserver's node proxy. */
   private static final Pattern STATS_SUMMARY = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary/?");
   private static final Pattern PULL_FAILURES = Pattern.compile("/sim/v1/nodes/([^/]+)/image-pull-failures");
@@ -137,7 +139,8 @@ final class SimDispatcher extends Dispatcher {
           "simulator", true,
           "description", "gShare simulated GPU cluster: a Kubernetes API stand-in, not real hardware",
           "kubernetesVersion", gitVersion,
-          "droppedNodes", cluster.droppedNodes()));
+          "droppedNodes", cluster.droppedNodes(),
+          "cgroupRoot", cluster.cgroupRoot().toString()));
     }
     if (request.method() == HttpMethod.GET && path.equals(SimulatedCluster.DCGM_METRICS_PATH)) {
       return text(cluster.gpuMetrics().dcgm());
@@ -152,6 +155,10 @@ final class SimDispatcher extends Dispatcher {
     Matcher used = USED_BYTES.matcher(path);
     if (used.matches()) {
       return usedBytes(request, used.group(1), used.group(2));
+    }
+    Matcher load = POD_LOAD.matcher(path);
+    if (load.matches()) {
+      return podLoad(request, load.group(1), load.group(2));
     }
     Matcher pulls = PULL_FAILURES.matcher(path);
     if (pulls.matches()) {
@@ -275,6 +282,57 @@ final class SimDispatcher extends Dispatcher {
       return ApiStatus.notFound("persistentvolumeclaims", claim);
     }
     return ok(Map.of("used_bytes", value.asLong()));
+  }
+
+  private static final java.util.List<String> LOAD_FIELDS =
+      java.util.List.of("cpu_cores", "memory_bytes", "io_read_bytes_per_second", "io_write_bytes_per_second");
+
+  /**
+   * {@code PUT {"cpu_cores": 1.5, "memory_bytes": N, "io_read_bytes_per_second": N, "io_write_bytes_per_second": N}}
+   * sets what the pod's containers do from the next second on, fields left out keeping their value; GET reads it.
+   */
+  private MockResponse podLoad(RecordedRequest request, String namespace, String pod) {
+    if (request.method() == HttpMethod.GET) {
+      SimulatedCgroups.Load current = cluster.cgroups().load(namespace, pod);
+      return current == null ? ApiStatus.notFound("pods", pod) : ok(loadJson(current));
+    }
+    if (request.method() != HttpMethod.PUT) {
+      return status(405, "MethodNotAllowed", "load takes PUT (or GET)");
+    }
+    com.fasterxml.jackson.databind.JsonNode body = jsonBody(request);
+    if (body == null || !body.isObject()) {
+      return status(400, "BadRequest", "the body must be a JSON object with any of " + LOAD_FIELDS);
+    }
+    for (var field : (Iterable<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>>) body::fields) {
+      if (!LOAD_FIELDS.contains(field.getKey())) {
+        return status(400, "BadRequest", "unknown field " + field.getKey() + "; the fields are " + LOAD_FIELDS);
+      }
+      com.fasterxml.jackson.databind.JsonNode value = field.getValue();
+      if (!value.isNumber() || !SimulatedCgroups.Load.valid(value.asDouble())
+          || field.getKey().equals("memory_bytes") && value.asDouble() > Long.MAX_VALUE) {
+        return status(400, "BadRequest", field.getKey() + " must be a finite number >= 0");
+      }
+    }
+    SimulatedCgroups.Load current = cluster.cgroups().load(namespace, pod);
+    if (current == null) {
+      return ApiStatus.notFound("pods", pod);
+    }
+    SimulatedCgroups.Load wanted = new SimulatedCgroups.Load(
+        body.path("cpu_cores").asDouble(current.cpuCores()),
+        body.has("memory_bytes") ? Math.round(body.get("memory_bytes").asDouble()) : current.memoryBytes(),
+        body.path("io_read_bytes_per_second").asDouble(current.ioReadBytesPerSecond()),
+        body.path("io_write_bytes_per_second").asDouble(current.ioWriteBytesPerSecond()));
+    if (!cluster.setPodLoad(namespace, pod, wanted.cpuCores(), wanted.memoryBytes(), wanted.ioReadBytesPerSecond(),
+        wanted.ioWriteBytesPerSecond())) {
+      return ApiStatus.notFound("pods", pod);
+    }
+    return ok(loadJson(wanted));
+  }
+
+  private static Map<String, Object> loadJson(SimulatedCgroups.Load load) {
+    return Map.of("cpu_cores", load.cpuCores(), "memory_bytes", load.memoryBytes(),
+        "io_read_bytes_per_second", load.ioReadBytesPerSecond(), "io_write_bytes_per_second",
+        load.ioWriteBytesPerSecond());
   }
 
   /**

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A simulated GPU cluster: a Kubernetes API stand-in on a local port (the fabric8 mock server in CRUD
  * mode, plus discovery and a control API), seeded with HAMi-style GPU nodes, the add-ons gShare
- * checks for and StorageClasses, a kubelet simulator that runs the pods bound to its nodes, and a
+ * checks for and StorageClasses, a kubelet simulator that runs the pods bound to its nodes (their
+ * containers' cgroup v2 counters on disk, {@link SimulatedCgroups}), and a
  * storage simulator that provisions, binds, expands and reclaims their claims' volumes
  * ({@link ClaimAdmission}, {@link StorageController}). Everything it creates is
  * labelled {@value SimLabels#SIMULATED}.
@@ -63,20 +64,31 @@ public final class SimulatedCluster implements AutoCloseable {
    * @param port 0 picks a free port
    * @param tick how often the kubelet simulator looks at pods and nodes
    * @param podStartDelay how long a bound pod stays Pending before it runs (an image pull, say)
+   * @param cgroupRoot where the simulated cgroup v2 tree of the running containers is kept
+   *     ({@link SimulatedCgroups}); null: a fresh temporary directory, deleted on close
    */
-  public record Options(String name, String host, int port, Duration tick, Duration podStartDelay) {
+  public record Options(String name, String host, int port, Duration tick, Duration podStartDelay, Path cgroupRoot) {
+
+    public Options(String name, String host, int port, Duration tick, Duration podStartDelay) {
+      this(name, host, port, tick, podStartDelay, null);
+    }
 
     public static Options defaults() {
       return new Options("sim", "127.0.0.1", 0, Duration.ofMillis(250), Duration.ofMillis(500));
     }
 
     public Options withPort(int newPort) {
-      return new Options(name, host, newPort, tick, podStartDelay);
+      return new Options(name, host, newPort, tick, podStartDelay, cgroupRoot);
     }
 
     /** The cluster's name: GPU uuids derive from it, so two simulators never share a card. */
     public Options withName(String newName) {
-      return new Options(newName, host, port, tick, podStartDelay);
+      return new Options(newName, host, port, tick, podStartDelay, cgroupRoot);
+    }
+
+    /** Where a node agent reading cgroup counters finds them; the directory is made when missing. */
+    public Options withCgroupRoot(Path root) {
+      return new Options(name, host, port, tick, podStartDelay, root);
     }
   }
 
@@ -87,6 +99,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final KubeletSimulator kubelet;
   private final StorageController storage;
   private final GpuMetrics gpuMetrics;
+  private final SimulatedCgroups cgroups;
   private final ScheduledExecutorService loop;
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
   private final AtomicInteger checkpoints = new AtomicInteger();
@@ -112,6 +125,7 @@ public final class SimulatedCluster implements AutoCloseable {
     this.kubelet = new KubeletSimulator(store, clock, options.podStartDelay());
     this.storage = new StorageController(store, clock);
     this.gpuMetrics = new GpuMetrics(store, clock, kubelet::isDropped);
+    this.cgroups = new SimulatedCgroups(store, options.cgroupRoot());
     admission.afterDelete(this::reconcileStorageQuietly);
     SimDispatcher front =
         new SimDispatcher(admission, serialization, seed.kubernetesVersion(), this::serverAddress, this);
@@ -132,6 +146,7 @@ public final class SimulatedCluster implements AutoCloseable {
     loop.scheduleWithFixedDelay(this::tickQuietly, 0, options.tick().toMillis(), TimeUnit.MILLISECONDS);
     // The mock server records every request for test assertions; drain it so a long dev run stays small.
     loop.scheduleWithFixedDelay(this::forgetRecordedRequests, 5, 5, TimeUnit.SECONDS);
+    cgroups.start();
     log.info("gShare simulated GPU cluster (not real hardware) serving the Kubernetes API at {}", url());
   }
 
@@ -328,6 +343,27 @@ public final class SimulatedCluster implements AutoCloseable {
     return gpuMetrics;
   }
 
+  /** The root of the simulated cgroup v2 tree of the running containers (an absolute path). */
+  public Path cgroupRoot() {
+    return cgroups.root();
+  }
+
+  /**
+   * Sets what a pod's containers do, together, from the next second on: CPU cores, memory bytes (the
+   * {@code memory.current} gauge), bytes read and written per second; each finite and >= 0 (else
+   * IllegalArgumentException). False when the pod does not exist.
+   */
+  public boolean setPodLoad(String namespace, String pod, double cpuCores, long memoryBytes,
+      double ioReadBytesPerSecond, double ioWriteBytesPerSecond) {
+    return cgroups.setLoad(namespace, pod,
+        new SimulatedCgroups.Load(cpuCores, memoryBytes, ioReadBytesPerSecond, ioWriteBytesPerSecond));
+  }
+
+  /** The simulated cgroup tree. */
+  SimulatedCgroups cgroups() {
+    return cgroups;
+  }
+
   /** The path of the simulated DCGM exporter's metrics under {@link #url()}, Prometheus text format. */
   public static final String DCGM_METRICS_PATH = "/sim/v1/dcgm/metrics";
 
@@ -388,6 +424,7 @@ public final class SimulatedCluster implements AutoCloseable {
   @Override
   public void close() {
     loop.shutdownNow();
+    cgroups.close();
     server.destroy();
     log.info("simulated GPU cluster at port {} stopped", server.getPort());
   }

@@ -51,6 +51,7 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
 
   public static final String USAGE = String.join("\n",
       "usage: gshare-cluster-worker (configured by environment)",
+      "       gshare-cluster-worker agent: the per-node usage agent for the live chart instead (agent --help)",
       usage(CLUSTER_ID.variable(), "required; the cluster id this worker serves (e.g. clu_01h...)"),
       usage(TEMPORAL_ADDRESS.variable(), "Temporal frontend host:port (default 127.0.0.1:7233)"),
       usage(TEMPORAL_NAMESPACE.variable(), "Temporal namespace (default \"default\")"),

@@ -30,6 +30,10 @@ public final class ClusterWorkerMain {
   private ClusterWorkerMain() {}
 
   public static void main(String[] args) throws InterruptedException {
+    if (args.length > 0 && args[0].equals("agent")) {
+      agent(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
       System.out.println(ClusterWorkerConfig.USAGE);
       return;
@@ -50,6 +54,41 @@ public final class ClusterWorkerMain {
       running.close();
       stopped.countDown();
     }, "gshare-cluster-worker-shutdown"));
+    stopped.await();
+  }
+
+  /**
+   * {@code gshare-cluster-worker agent}: the per-node usage agent instead of the worker (the same image, so the
+   * DaemonSet needs no second one). No Temporal: it only samples its node and posts to the control plane.
+   */
+  static void agent(String[] args) throws InterruptedException {
+    if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(UsageAgentConfig.USAGE);
+      return;
+    }
+    UsageAgentConfig config;
+    try {
+      config = UsageAgentConfig.fromEnvironment(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("gshare-cluster-worker agent: " + e.getMessage());
+      System.err.println(UsageAgentConfig.USAGE);
+      System.exit(2);
+      return;
+    }
+    KubernetesClient kubernetes = new KubernetesClientBuilder().build();
+    AutoCloseable agent = UsageAgent.start(config, kubernetes);
+    exitWithParent(System.getProperty(PARENT_PID_PROPERTY));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        agent.close();
+      } catch (Exception e) {
+        log.warn("stopping the usage agent: {}", e.toString());
+      }
+      kubernetes.close();
+      log.info("usage agent stopped");
+      stopped.countDown();
+    }, "gshare-usage-agent-shutdown"));
     stopped.await();
   }
 

@@ -24,8 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Every tick, the GPU activity of every running session of the cluster, for the control plane's idle reaper.
@@ -46,8 +44,9 @@ final class UsageReporter {
       "max_over_time(hami_container_device_utilization_ratio{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
   static final String HAMI_KERNEL_QUERY =
       "min_over_time(hami_container_last_kernel_elapsed_seconds{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
-  private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^}]*)}\\s+(\\S+)");
-  private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+  /** What {@link #fromHami} reads of the monitor's text. */
+  private static final java.util.Set<String> HAMI_SERIES =
+      java.util.Set.of("hami_container_device_utilization_ratio", "hami_container_last_kernel_elapsed_seconds");
 
   private final KubernetesClient kubernetes;
   private final ControlPlaneClient controlPlane;
@@ -222,22 +221,14 @@ final class UsageReporter {
     Instant sampledAt = clock.instant();
     record Key(String session, String uuid) {}
     Map<Key, double[]> byDevice = new java.util.LinkedHashMap<>(); // {util %, seconds since last kernel}
-    for (String line : answer.body().split("\n")) {
-      Matcher m = SAMPLE.matcher(line.trim());
-      if (!m.find()) {
+    for (PromText.Series series : PromText.parse(answer.body(), HAMI_SERIES)) {
+      boolean util = series.metric().equals("hami_container_device_utilization_ratio");
+      if (!SessionObjects.NAMESPACE.equals(series.label("namespace")) || !sessionOfPod.containsKey(series.label("pod"))
+          || Double.isNaN(series.value())) {
         continue;
       }
-      String metric = m.group(1);
-      boolean util = metric.equals("hami_container_device_utilization_ratio");
-      if (!util && !metric.equals("hami_container_last_kernel_elapsed_seconds")) {
-        continue;
-      }
-      Map<String, String> labels = labels(m.group(2));
-      if (!SessionObjects.NAMESPACE.equals(labels.get("namespace")) || !sessionOfPod.containsKey(labels.get("pod"))) {
-        continue;
-      }
-      double value = Double.parseDouble(m.group(3));
-      double[] v = byDevice.computeIfAbsent(new Key(sessionOfPod.get(labels.get("pod")), labels.get("device_uuid")),
+      double value = series.value();
+      double[] v = byDevice.computeIfAbsent(new Key(sessionOfPod.get(series.label("pod")), series.label("device_uuid")),
           k -> new double[] {0, Double.MAX_VALUE});
       if (util) {
         v[0] = Math.max(v[0], Math.min(100, value * 100));
@@ -249,15 +240,6 @@ final class UsageReporter {
     byDevice.forEach((k, v) -> samples.add(new UsageReport.Sample(k.session(), k.uuid(), v[0], null, sampledAt,
         v[1] == Double.MAX_VALUE ? null : sampledAt.minusMillis((long) (v[1] * 1000)), "hami")));
     return samples;
-  }
-
-  private static Map<String, String> labels(String text) {
-    Map<String, String> labels = new HashMap<>();
-    Matcher m = LABEL.matcher(text);
-    while (m.find()) {
-      labels.put(m.group(1), m.group(2).replace("\\\"", "\"").replace("\\\\", "\\"));
-    }
-    return labels;
   }
 
   private static String annotation(Pod pod, String key) {

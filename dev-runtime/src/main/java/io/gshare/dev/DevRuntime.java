@@ -117,6 +117,8 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.cluster-worker.local.state-dir=" + dataDir.resolve("workers"),
         "--gshare.cluster-worker.control-plane-url=" + apiUrl(),
         "--gshare.cluster-worker.inventory-interval-seconds=5",
+        // The live usage chart: one local agent per simulated cluster samples the simulator's cgroup tree.
+        "--gshare.cluster-worker.agent.enabled=true",
         "--server.address=127.0.0.1",
         "--server.port=" + options.httpPort(),
         "--management.server.address=127.0.0.1",

@@ -1,15 +1,25 @@
 package io.gshare.activities.control;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.AgentObjects;
 import io.gshare.activities.cluster.model.WorkerObjects;
 
-/** The production deployer: a one-replica Deployment in gshare-system, server-side applied. */
+/**
+ * The production deployer: a one-replica Deployment in gshare-system, server-side applied, and the usage agent's
+ * DaemonSet where {@code agent.enabled} (removed where it is not, so turning it off and re-attaching takes it away).
+ */
 public final class KubernetesWorkerDeployer implements WorkerDeployer {
 
   private final WorkerObjects.Settings settings;
+  private final boolean agentEnabled;
 
   public KubernetesWorkerDeployer(WorkerObjects.Settings settings) {
+    this(settings, false);
+  }
+
+  public KubernetesWorkerDeployer(WorkerObjects.Settings settings, boolean agentEnabled) {
     this.settings = settings;
+    this.agentEnabled = agentEnabled;
   }
 
   @Override
@@ -31,11 +41,20 @@ public final class KubernetesWorkerDeployer implements WorkerDeployer {
         .fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply();
     // A cluster attached before the Deployment took the guide's name: two workers would race on one queue.
     cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.LEGACY_DEPLOYMENT).delete();
-    return "Deployment " + WorkerObjects.NAMESPACE + "/" + WorkerObjects.DEPLOYMENT + " (" + settings.image() + ")";
+    if (agentEnabled) {
+      cluster.apps().daemonSets().inNamespace(WorkerObjects.NAMESPACE)
+          .resource(AgentObjects.daemonSet(clusterId, settings))
+          .fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply();
+    } else {
+      cluster.apps().daemonSets().inNamespace(WorkerObjects.NAMESPACE).withName(AgentObjects.DAEMON_SET).delete();
+    }
+    return "Deployment " + WorkerObjects.NAMESPACE + "/" + WorkerObjects.DEPLOYMENT + " (" + settings.image() + ")"
+        + (agentEnabled ? " and DaemonSet " + WorkerObjects.NAMESPACE + "/" + AgentObjects.DAEMON_SET : "");
   }
 
   @Override
   public void remove(String clusterId, KubernetesClient cluster) {
+    cluster.apps().daemonSets().inNamespace(WorkerObjects.NAMESPACE).withName(AgentObjects.DAEMON_SET).delete();
     cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.DEPLOYMENT).delete();
     cluster.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.LEGACY_DEPLOYMENT).delete();
   }

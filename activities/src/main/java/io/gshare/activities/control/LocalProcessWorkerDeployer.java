@@ -3,6 +3,7 @@ package io.gshare.activities.control;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.workflows.cluster.AgentEnv;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,20 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
    * @param controlPlaneUrl asked when a worker starts: the api's own port is known only once it listens
    */
   public record Settings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
-      java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {}
+      java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds,
+      boolean agentEnabled) {
+
+    public Settings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
+        java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {
+      this(jar, stateDir, logDir, temporalAddress, temporalNamespace, controlPlaneUrl, inventoryIntervalSeconds,
+          volumeSyncIntervalSeconds, false);
+    }
+  }
+
+  /** The key of a cluster's usage agent among the processes (a cluster's worker is keyed by its id). */
+  private static String agentKey(String clusterId) {
+    return clusterId + "#agent";
+  }
 
   private final Settings settings;
   private final Map<String, Process> running = new ConcurrentHashMap<>();
@@ -56,9 +70,10 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
         ? cluster.getConfiguration().getAutoOAuthToken() : cluster.getConfiguration().getOauthToken();
     writeSecretFile(dir.resolve("serviceaccount-token"), kubeToken == null ? "" : kubeToken);
 
+    String agent = settings.agentEnabled() ? ensureAgent(clusterId, cluster, dir) : "";
     Process current = running.get(clusterId);
     if (current != null && current.isAlive()) {
-      return "local process " + current.pid() + " (already running)";
+      return "local process " + current.pid() + " (already running)" + agent;
     }
     // The worker exits with this process (cluster-worker's ClusterWorkerMain.PARENT_PID_PROPERTY): no orphans.
     List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx384m", "-XX:TieredStopAtLevel=1",
@@ -84,9 +99,57 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       }
       wanted.put(clusterId, builder);
       Process process = launch(clusterId, builder);
-      return "local process " + process.pid();
+      return "local process " + process.pid() + agent;
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the cluster-worker from " + settings.jar(), e);
+    }
+  }
+
+  /**
+   * The usage agent of a simulated cluster: one local process for all its nodes, sampling the cgroup tree the
+   * simulator keeps for its running pods and its HAMi monitor. A cluster that is not a simulator has no cgroup
+   * tree here, and gets no agent.
+   */
+  private String ensureAgent(String clusterId, KubernetesClient cluster, Path dir) {
+    Process current = running.get(agentKey(clusterId));
+    if (current != null && current.isAlive()) {
+      return "; usage agent " + current.pid();
+    }
+    String master = cluster.getConfiguration().getMasterUrl().replaceAll("/$", "");
+    String cgroupRoot;
+    try {
+      cgroupRoot = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cluster.raw(master + "/sim/v1/info"))
+          .path("cgroupRoot").asText("");
+    } catch (RuntimeException | IOException e) {
+      cgroupRoot = "";
+    }
+    if (cgroupRoot.isBlank()) {
+      log.info("cluster {} is not a simulator with a cgroup tree: no local usage agent", clusterId);
+      return "; no usage agent (not a simulated cluster)";
+    }
+    ProcessBuilder builder = new ProcessBuilder(javaExecutable(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC", "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid(),
+        "-jar", settings.jar().toAbsolutePath().toString(), "agent");
+    Map<String, String> env = builder.environment();
+    env.put(AgentEnv.CONTROL_PLANE_URL.variable(), settings.controlPlaneUrl().get());
+    env.put(AgentEnv.TOKEN_FILE.variable(), dir.resolve(WorkerObjects.TOKEN_KEY).toString());
+    env.put(AgentEnv.CGROUP_ROOT.variable(), cgroupRoot);
+    env.put(AgentEnv.HAMI_MONITOR_URL.variable(), master + "/sim/v1/hami/metrics");
+    env.put("KUBERNETES_MASTER", cluster.getConfiguration().getMasterUrl());
+    env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir.resolve("serviceaccount-token").toString());
+    env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+    try {
+      if (settings.logDir() == null) {
+        builder.inheritIO();
+      } else {
+        Files.createDirectories(settings.logDir());
+        builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
+            settings.logDir().resolve("usage-agent-" + clusterId + ".log").toFile()));
+      }
+      wanted.put(agentKey(clusterId), builder);
+      return "; usage agent " + launch(agentKey(clusterId), builder).pid();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start the usage agent from " + settings.jar(), e);
     }
   }
 
@@ -122,10 +185,12 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
 
   @Override
   public synchronized void remove(String clusterId, KubernetesClient cluster) {
-    wanted.remove(clusterId);
-    Process process = running.remove(clusterId);
-    if (process != null) {
-      stop(process);
+    for (String key : List.of(clusterId, agentKey(clusterId))) {
+      wanted.remove(key);
+      Process process = running.remove(key);
+      if (process != null) {
+        stop(process);
+      }
     }
   }
 

@@ -27,6 +27,8 @@ import org.springframework.validation.annotation.Validated;
  *     chart's {@code operator.volumeSyncInterval}
  * @param attachWait how long a deployed worker has to poll its queue and report its first inventory
  * @param local the local-process settings
+ * @param agent the usage agent (the chart's {@code agent.enabled}): a DaemonSet beside the worker that samples the
+ *     session containers' cgroups every second for the live chart; off by default, applied at the next attach
  */
 @Validated
 @ConfigurationProperties(prefix = "gshare.cluster-worker", ignoreUnknownFields = false)
@@ -41,7 +43,8 @@ public record ClusterWorkerProperties(
     @DefaultValue("15") @Positive int inventoryIntervalSeconds,
     @DefaultValue("300") @Positive int volumeSyncIntervalSeconds,
     @DefaultValue("90s") @NotNull @DurationMin(millis = 1) Duration attachWait,
-    @DefaultValue @Valid Local local) {
+    @DefaultValue @Valid Local local,
+    @DefaultValue Agent agent) {
 
   /** Where attach runs a cluster's worker; bound from {@code kubernetes} or {@code local-process}. */
   public enum Deploy {
@@ -70,6 +73,9 @@ public record ClusterWorkerProperties(
       throw new IllegalArgumentException("gshare.cluster-worker.local.jar must name the cluster-worker jar in local-process mode");
     }
   }
+
+  /** @param enabled deploy the usage agent with each cluster's worker */
+  public record Agent(@DefaultValue("false") boolean enabled) {}
 
   /**
    * @param jar the cluster-worker jar to run

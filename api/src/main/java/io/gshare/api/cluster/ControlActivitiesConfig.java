@@ -39,12 +39,12 @@ class ControlActivitiesConfig {
             worker.local().logDir(), temporalAddress, temporal.namespace(),
             () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
                 : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
-            worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()));
+            worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds(), worker.agent().enabled()));
       }
       case KUBERNETES -> new KubernetesWorkerDeployer(new WorkerObjects.Settings(
           worker.imageFor(build.getIfAvailable() == null ? null : build.getIfAvailable().getVersion()),
           worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
-          worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()));
+          worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()), worker.agent().enabled());
     };
   }
 

@@ -27,16 +27,21 @@ class InternalReportsController {
 
   private final InternalReportService reports;
   private final SessionSignals sessions;
+  private final io.gshare.api.node.XidResponder xids;
 
-  InternalReportsController(InternalReportService reports, SessionSignals sessions) {
+  InternalReportsController(InternalReportService reports, SessionSignals sessions, io.gshare.api.node.XidResponder xids) {
     this.reports = reports;
     this.sessions = sessions;
+    this.xids = xids;
   }
 
   @PostMapping(InternalPaths.INVENTORY)
   @Operation(summary = "Upsert every node and GPU of the worker's cluster (one batched call per tick)")
   InventoryWriter.Applied inventory(Caller.Operator caller, @Valid @RequestBody InventoryReport report) {
-    return reports.inventory(caller, report);
+    InventoryWriter.Applied applied = reports.inventory(caller, report);
+    // After the commit: the cordon and the pauses act on rows the report wrote.
+    xids.respondUnhealthy(caller, applied.gpusTurnedUnhealthy());
+    return applied;
   }
 
   @PostMapping(InternalPaths.SESSIONS_STATUS)

@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Acts on the fatal Xid errors a cluster's worker reports (its dcgm-exporter's last Xid per card, through the
- * cluster's Prometheus). A card-level code cordons the card (and tells HAMi), and pauses the sessions on it with the
+ * cluster's Prometheus, or a card HAMi's device plugin turned unhealthy). A card-level code cordons the card (and tells HAMi), and pauses the sessions on it with the
  * reason; a node-level code (79) drains the node in pause mode. Either raises the GpuXidFatal alert once. Reports
  * repeat while the card keeps its Xid, so each step is idempotent; an admin uncordons after the repair, which
  * resolves the alert.
@@ -50,23 +50,41 @@ public class XidResponder {
         continue; // not a code gShare acts on, or a card the inventory does not know (yet)
       }
       access.requireSameCluster(caller, "gpu", xid.gpuUuid(), gpu.clusterId());
-      String what = "GPU " + gpu.index() + " (" + gpu.uuid() + ") of node " + gpu.hostname() + " reported Xid "
-          + xid.code() + " (" + fatal.meaning() + ")";
-      boolean wholeNode = fatal.reach() == XidCatalogue.Reach.NODE;
-      // The card stays cordoned (the alert with it) until an admin uncordons it after the repair.
-      alerts.raise(AlertName.GPU_XID_FATAL, gpu.uuid(), gpu.clusterId(), what + (wholeNode
-          ? ": node " + gpu.hostname() + " is drained, its sessions paused; uncordon the node and the card after the repair"
-          : ": the card is cordoned and its sessions paused; uncordon it after the repair"));
-      if (cordon.set(gpu.uuid(), true, "system").changed()) {
-        drains.syncDeviceCordon(gpu.nodeId());
-      }
-      if (wholeNode) {
-        drains.drainForFault(gpu.nodeId(), what);
+      fault(gpu, "GPU " + gpu.index() + " (" + gpu.uuid() + ") of node " + gpu.hostname() + " reported Xid "
+          + xid.code() + " (" + fatal.meaning() + ")", fatal.reach() == XidCatalogue.Reach.NODE);
+    }
+  }
+
+  /**
+   * The second source: cards HAMi's device plugin turned unhealthy (it does so on a critical Xid from NVML's event
+   * stream, without saying which code), from the inventory the worker just reported. Handled as a card-level fault.
+   */
+  public void respondUnhealthy(Caller.Operator caller, List<String> gpuUuids) {
+    for (String uuid : gpuUuids) {
+      NodeQueries.GpuLocation gpu = nodes.gpu(uuid).orElse(null);
+      if (gpu == null) {
         continue;
       }
-      for (String session : sessions.holding(gpu.uuid())) {
-        signals.gpuFault(session, what + "; paused, a resume lands on another card");
-      }
+      access.requireSameCluster(caller, "gpu", uuid, gpu.clusterId());
+      fault(gpu, "GPU " + gpu.index() + " (" + gpu.uuid() + ") of node " + gpu.hostname()
+          + " was reported unhealthy by HAMi's device plugin (a critical Xid)", false);
+    }
+  }
+
+  private void fault(NodeQueries.GpuLocation gpu, String what, boolean wholeNode) {
+    // The card stays cordoned (the alert with it) until an admin uncordons it after the repair.
+    alerts.raise(AlertName.GPU_XID_FATAL, gpu.uuid(), gpu.clusterId(), what + (wholeNode
+        ? ": node " + gpu.hostname() + " is drained, its sessions paused; uncordon the node and the card after the repair"
+        : ": the card is cordoned and its sessions paused; uncordon it after the repair"));
+    if (cordon.set(gpu.uuid(), true, "system").changed()) {
+      drains.syncDeviceCordon(gpu.nodeId());
+    }
+    if (wholeNode) {
+      drains.drainForFault(gpu.nodeId(), what);
+      return;
+    }
+    for (String session : sessions.holding(gpu.uuid())) {
+      signals.gpuFault(session, what + "; paused, a resume lands on another card");
     }
   }
 }

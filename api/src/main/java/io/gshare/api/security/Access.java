@@ -42,6 +42,15 @@ public class Access {
     throw GshareException.notFound(objectKind, objectId);
   }
 
+  /** Passes for the owner only (admins included: what is private to a user stays theirs); others get a 404. */
+  public void requireOwner(Caller.User caller, String objectKind, String objectId, String ownerId) {
+    if (Objects.equals(caller.userId(), ownerId)) {
+      return;
+    }
+    audit.denied(caller.actor(), objectKind, objectId, "not the owner");
+    throw GshareException.notFound(objectKind, objectId);
+  }
+
   /** An operator may touch its own cluster's objects only: 403, audited, and nothing written. */
   public void requireSameCluster(Caller.Operator caller, String objectKind, String objectId, String objectClusterId) {
     if (!caller.clusterId().equals(objectClusterId)) {

@@ -119,4 +119,46 @@ class XidIT extends ApiIntegrationTest {
     io.gshare.api.support.HistoryRecorder.record(workflows, io.gshare.workflows.common.WorkflowIds.session(session),
         "session-gpu-fault");
   }
+
+  @Test
+  void aCardHamisDevicePluginTurnsUnhealthyIsCordonedAndItsSessionPausedOnce() throws Exception {
+    String admin = adminToken();
+    String model = "NVIDIA Hami " + NewTestIds.next("m");
+    AttachedSimulator attached = attachSimulator("hami", "hami-gpu-0", model, 2, 46068);
+    SimulatedCluster sim = attached.sim();
+    closing.add(sim);
+    RunningSession running = startSession(model);
+    String card = running.gpuUuid();
+
+    // What HAMi's device plugin does on a critical Xid from NVML: the card's health in its register annotation.
+    try (var client = sim.newClient()) {
+      var node = client.nodes().withName("hami-gpu-0").get();
+      String key = io.gshare.workflows.kube.Annotations.HAMI_NODE_REGISTER;
+      com.fasterxml.jackson.databind.node.ArrayNode devices =
+          (com.fasterxml.jackson.databind.node.ArrayNode) json.readTree(node.getMetadata().getAnnotations().get(key));
+      devices.forEach(d -> {
+        if (d.path("id").asText().equals(card)) {
+          ((com.fasterxml.jackson.databind.node.ObjectNode) d).put("health", false);
+        }
+      });
+      client.nodes().withName("hami-gpu-0").edit(n -> {
+        n.getMetadata().getAnnotations().put(key, devices.toString());
+        return n;
+      });
+    }
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      JsonNode view = json.readTree(get("/api/v1/sessions/" + running.id(), running.ownerToken()).body());
+      assertThat(view.at("/session/state").asText()).as(view.toString()).isEqualTo("paused");
+      assertThat(view.at("/session/state_reason").asText()).contains("unhealthy by HAMi");
+    });
+    assertThat(cordoned(card)).isTrue();
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(AlertReceiver.about(card))
+        .extracting(AlertReceiver.Received::status).containsExactly("firing"));
+    // The annotation stays unhealthy in every report: no second alert, no second audit event.
+    Thread.sleep(5000);
+    assertThat(AlertReceiver.about(card)).hasSize(1);
+    assertThat(json.readTree(get("/api/v1/audit?action=gpu.xid_fatal&object_id=" + card, admin).body()).get("items"))
+        .hasSize(1);
+    assertThat(send("DELETE", "/api/v1/sessions/" + running.id(), null, running.ownerToken()).statusCode()).isEqualTo(200);
+  }
 }

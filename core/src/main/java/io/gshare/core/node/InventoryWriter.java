@@ -29,8 +29,14 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class InventoryWriter {
 
-  /** What one report changed. */
-  public record Applied(int nodesInserted, int nodesUpdated, int gpusInserted, int gpusUpdated, int gpusRemoved) {}
+  /**
+   * What one report changed.
+   *
+   * @param gpusTurnedUnhealthy cards HAMi's device plugin now reports unhealthy that it reported healthy before (it
+   *     marks a card so on a critical Xid): the api treats them as a GPU fault. Not part of the answer to the worker
+   */
+  public record Applied(int nodesInserted, int nodesUpdated, int gpusInserted, int gpusUpdated, int gpusRemoved,
+      @com.fasterxml.jackson.annotation.JsonIgnore List<String> gpusTurnedUnhealthy) {}
 
   private record StoredNode(String id, String liveness, String gpuMode, boolean schedulable, boolean losslessPause,
       Map<String, String> labels, Map<String, String> capacity, boolean removed) {}
@@ -122,18 +128,19 @@ public class InventoryWriter {
     int removed = jdbc.sql("""
         update nodes set removed_at = now() where cluster_id = :c and removed_at is null and not (hostname = any(:h))
         """).param("c", clusterId).param("h", reported).update();
-    int[] gpuCounts = applyGpus(report, nodeIds);
+    List<String> turnedUnhealthy = new ArrayList<>();
+    int[] gpuCounts = applyGpus(report, nodeIds, turnedUnhealthy);
     boolean simulated = report.nodes().stream().anyMatch(n -> LabelKeys.simulated(n.labels()));
     jdbc.sql("""
         update clusters set worker_last_seen_at = now(), inventory_at = now(),
                apiserver_version = coalesce(:v, apiserver_version), simulated = :sim
          where id = :c
         """).param("c", clusterId).param("v", report.apiserverVersion()).param("sim", simulated).update();
-    return new Applied(inserted, updated + removed, gpuCounts[0], gpuCounts[1], gpuCounts[2]);
+    return new Applied(inserted, updated + removed, gpuCounts[0], gpuCounts[1], gpuCounts[2], List.copyOf(turnedUnhealthy));
   }
 
   /** Returns {inserted, updated, removed}. */
-  private int[] applyGpus(InventoryReport report, Map<String, String> nodeIds) {
+  private int[] applyGpus(InventoryReport report, Map<String, String> nodeIds, List<String> turnedUnhealthy) {
     Map<String, NodeQueries.Gpu> stored = new HashMap<>();
     Map<String, String> storedNode = new HashMap<>();
     Set<String> reportedNodeIds = new HashSet<>(nodeIds.values());
@@ -181,6 +188,12 @@ public class InventoryWriter {
               .param("mem", g.memoryMib()).param("c", g.coresPercent()).param("s", g.splitCount()).param("h", g.healthy())
               .update();
           updated++;
+          if (current.healthy() && !g.healthy()) {
+            turnedUnhealthy.add(g.uuid());
+          }
+          if (current.healthy() && !g.healthy()) {
+            turnedUnhealthy.add(g.uuid());
+          }
         }
       }
     }

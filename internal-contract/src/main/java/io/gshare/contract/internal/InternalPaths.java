@@ -15,6 +15,9 @@ public final class InternalPaths {
   /** {@link UsageReport}: GPU usage samples of the cluster's sessions. */
   public static final String USAGE = "/usage";
 
+  /** {@link LiveUsage}: a node's usage agent's last second of samples, for the live chart only. */
+  public static final String LIVE_USAGE = "/usage/live";
+
   /** {@link VolumeSync}: the claims and usage of the volumes the cluster mounts. */
   public static final String VOLUMES_SYNC = "/volumes/sync";
 

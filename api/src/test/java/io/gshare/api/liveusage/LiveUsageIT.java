@@ -1,0 +1,184 @@
+package io.gshare.api.liveusage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.sim.SimulatedCluster;
+import io.gshare.workflows.cluster.AgentEnv;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The live usage chart's path end to end: the usage agent (the cluster-worker jar in agent mode, a real process)
+ * samples the cgroup tree the simulator keeps for the session's pod every second and posts it; the api fans it out
+ * through PostgreSQL; the owner's Server-Sent Events stream delivers one-second samples, and nobody else's does.
+ */
+class LiveUsageIT extends ApiIntegrationTest {
+
+  private static final String MODEL = "NVIDIA Live " + NewTestIds.next("m");
+  private static final List<AutoCloseable> closing = new ArrayList<>();
+  private final ObjectMapper json = new ObjectMapper();
+
+  @AfterAll
+  static void close() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  @Test
+  void theAgentsSamplesReachTheOwnersStreamEverySecondAndNobodyElses() throws Exception {
+    AttachedSimulator attached = attachSimulator("live", "live-gpu-0", MODEL, 1, 24576);
+    SimulatedCluster sim = attached.sim();
+    closing.add(sim);
+    RunningSession running = startSession(MODEL);
+    String session = running.id();
+
+    // The pod works 1.5 cores; the agent must see it in the cgroup counters.
+    HttpResponse<String> load = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(sim.url()
+            + "/sim/v1/namespaces/gshare-sessions/pods/" + podName(session) + "/load"))
+        .header("Content-Type", "application/json")
+        .PUT(HttpRequest.BodyPublishers.ofString("{\"cpu_cores\":1.5,\"memory_bytes\":1073741824}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(load.statusCode()).as(load.body()).isEqualTo(200);
+    Process agent = startAgent(sim, attached.clusterId());
+    closing.add(() -> {
+      agent.destroy();
+      agent.waitFor(10, TimeUnit.SECONDS);
+    });
+
+    List<JsonNode> samples = readStream(session, running.ownerToken(), 4, Duration.ofSeconds(60));
+    assertThat(samples).hasSizeGreaterThanOrEqualTo(4);
+    for (int i = 1; i < samples.size(); i++) {
+      Instant before = Instant.parse(samples.get(i - 1).path("sampled_at").asText());
+      Instant after = Instant.parse(samples.get(i).path("sampled_at").asText());
+      assertThat(Duration.between(before, after)).as("samples %s", samples)
+          .isBetween(Duration.ofMillis(500), Duration.ofMillis(2500));
+    }
+    JsonNode last = samples.get(samples.size() - 1);
+    assertThat(last.path("cpu_cores").asDouble()).as(last.toString()).isBetween(1.0, 2.0);
+    assertThat(last.path("memory_bytes").asLong()).isEqualTo(1073741824L);
+    assertThat(last.has("session_id")).isFalse();
+
+    // Anyone but the owner (an admin too) gets the 404 a missing session gets.
+    String stranger = tokenFor(newUser("user"));
+    for (String token : List.of(stranger, adminToken())) {
+      HttpResponse<String> denied = streamRequest(session, token, HttpResponse.BodyHandlers.ofString());
+      assertThat(denied.statusCode()).as(denied.body()).isEqualTo(404);
+      assertThat(denied.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+    }
+    assertThat(streamRequest("not an id", running.ownerToken(), HttpResponse.BodyHandlers.ofString()).statusCode())
+        .isIn(400, 422);
+  }
+
+  @Test
+  void anAgentMayNotSpeakForAnotherClustersSessionAndEndedSessionsAreDropped() throws Exception {
+    AttachedSimulator attached = attachSimulator("live2", "live2-gpu-0", MODEL, 1, 24576);
+    closing.add(attached.sim());
+    RunningSession running = startSession(MODEL);
+    String sample = "{\"node\":\"n\",\"samples\":[{\"session_id\":\"" + running.id() + "\",\"sampled_at\":\""
+        + Instant.now() + "\",\"cpu_cores\":0.5,\"memory_bytes\":1,\"io_read_bytes_per_second\":0,"
+        + "\"io_write_bytes_per_second\":0}]}";
+    HttpResponse<String> foreign = post("/internal/v1/usage/live", sample, operatorToken(SIM_CLUSTER_ID));
+    assertThat(foreign.statusCode()).as(foreign.body()).isEqualTo(403);
+    HttpResponse<String> own = post("/internal/v1/usage/live", sample, operatorToken(attached.clusterId()));
+    assertThat(own.statusCode()).as(own.body()).isEqualTo(200);
+    assertThat(json.readTree(own.body()).path("accepted").asInt()).isEqualTo(1);
+    HttpResponse<String> gone = post("/internal/v1/usage/live", sample.replace(running.id(), "ses_" + NewTestIds.next("g")),
+        operatorToken(attached.clusterId()));
+    assertThat(json.readTree(gone.body()).path("accepted").asInt()).isZero();
+    HttpResponse<String> bad = post("/internal/v1/usage/live", sample.replace("0.5", "-1"), operatorToken(attached.clusterId()));
+    assertThat(bad.statusCode()).as(bad.body()).isIn(400, 422);
+    // The sample posted above is in the session's window: a new viewer gets it first.
+    List<JsonNode> backlog = readStream(running.id(), running.ownerToken(), 1, Duration.ofSeconds(10));
+    assertThat(backlog).extracting(n -> n.path("cpu_cores").asDouble()).containsExactly(0.5);
+  }
+
+  private static String podName(String sessionId) {
+    return io.gshare.activities.cluster.model.SessionObjects.name(sessionId);
+  }
+
+  private Process startAgent(SimulatedCluster sim, String clusterId) throws IOException, InterruptedException {
+    String cgroupRoot = json.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(sim.url()
+        + "/sim/v1/info")).build(), HttpResponse.BodyHandlers.ofString()).body()).path("cgroupRoot").asText();
+    assertThat(Path.of(cgroupRoot)).isDirectory();
+    Path dir = Files.createTempDirectory("live-usage-agent");
+    Path token = Files.writeString(dir.resolve("internal-jwt"), operatorToken(clusterId));
+    Path kubeToken = Files.writeString(dir.resolve("serviceaccount-token"), "sim");
+    ProcessBuilder builder = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-Xmx128m",
+        "-XX:TieredStopAtLevel=1", "-jar", Path.of("..", "cluster-worker", "target", "gshare-cluster-worker.jar")
+            .toAbsolutePath().normalize().toString(), "agent");
+    builder.environment().put(AgentEnv.CONTROL_PLANE_URL.variable(), "http://127.0.0.1:" + port);
+    builder.environment().put(AgentEnv.TOKEN_FILE.variable(), token.toString());
+    builder.environment().put(AgentEnv.CGROUP_ROOT.variable(), cgroupRoot);
+    builder.environment().put(AgentEnv.HAMI_MONITOR_URL.variable(), sim.url() + SimulatedCluster.HAMI_METRICS_PATH);
+    builder.environment().put("KUBERNETES_MASTER", sim.url());
+    builder.environment().put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", kubeToken.toString());
+    builder.environment().put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+    Files.createDirectories(Path.of("target", "local-worker-logs"));
+    builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
+        Path.of("target", "local-worker-logs", "usage-agent-" + clusterId + ".log").toFile()));
+    return builder.start();
+  }
+
+  private <T> HttpResponse<T> streamRequest(String session, String token, HttpResponse.BodyHandler<T> body)
+      throws IOException, InterruptedException {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+            + "/api/v1/sessions/" + session.replace(" ", "%20") + "/usage/stream"))
+        .header("Accept", "text/event-stream").header("Authorization", "Bearer " + token).build(), body);
+  }
+
+  /** Reads {@code count} usage events from the stream (their data, parsed), or what came within {@code within}. */
+  private List<JsonNode> readStream(String session, String token, int count, Duration within) throws Exception {
+    HttpResponse<Stream<String>> response = streamRequest(session, token, HttpResponse.BodyHandlers.ofLines());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+    List<JsonNode> samples = new ArrayList<>();
+    CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> {
+      Iterator<String> lines = response.body().iterator();
+      String event = null;
+      while (samples.size() < count && lines.hasNext()) {
+        String line = lines.next();
+        if (line.startsWith("event:")) {
+          event = line.substring(6).trim();
+        } else if (line.startsWith("data:") && "usage".equals(event)) {
+          try {
+            synchronized (samples) {
+              samples.add(json.readTree(line.substring(5).trim()));
+            }
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+      }
+    });
+    try {
+      reading.get(within.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      // return what came
+    } finally {
+      response.body().close();
+    }
+    synchronized (samples) {
+      return List.copyOf(samples);
+    }
+  }
+}
