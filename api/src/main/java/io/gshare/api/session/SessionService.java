@@ -54,15 +54,13 @@ public class SessionService {
   private final Access access;
   private final TransactionTemplate transactions;
   private final io.gshare.core.cluster.ClusterRepository clusterRoutes;
-  private final io.micrometer.core.instrument.MeterRegistry meters;
   private final String authUrl;
 
   SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
       PlacementService placement, OfferingRepository offerings,
       WorkflowClient client, Access access, TransactionTemplate transactions,
       SessionProperties properties, ClusterWorkerProperties worker,
-      io.gshare.core.cluster.ClusterRepository clusterRoutes, io.micrometer.core.instrument.MeterRegistry meters) {
-    this.meters = meters;
+      io.gshare.core.cluster.ClusterRepository clusterRoutes) {
     this.clusterRoutes = clusterRoutes;
     this.sessions = sessions;
     this.images = images;
@@ -129,21 +127,12 @@ public class SessionService {
         .orElseThrow(() -> new GshareException(ProblemCode.UNSERVICEABLE, "no active offering '" + offeringId + "'"));
     String sessionId = NewIds.next("ses");
     Placed placed;
-    io.micrometer.core.instrument.Timer.Sample placing = io.micrometer.core.instrument.Timer.start(meters);
-    String outcome = "error";
     try {
       placed = transactions.execute(tx -> place(caller, sessionId, offering, imageId, image, volumeId, name, clusterId));
-      outcome = "placed";
-    } catch (GshareException refused) {
-      outcome = refused.code().code();
-      throw refused;
     } catch (DuplicateKeyException raced) {
       // Another create took the volume between the check above and this insert.
       refuseWhenVolumeInUse(volumeId);
       throw raced;
-    } finally {
-      // gshare_placement_duration_seconds{outcome}: placed, or the problem (insufficient_capacity, unserviceable...)
-      placing.stop(meters.timer("gshare.placement.duration", "outcome", outcome));
     }
     Policy policy = placed.decision().policy();
     GpuPlacement where = placed.decision().placement();

@@ -49,6 +49,8 @@ class PlatformMetricsIT extends ApiIntegrationTest {
     String model = "GPU Model " + NewTestIds.next("m");
     fixture.node(cluster, "exclusive", model, 1, 81559, 1, null);
     fixture.node(cluster, "exclusive", model, 1, 81559, 1, null);
+    // A session of its own, so the gauge has a row whichever ITs ran before.
+    fixture.session(newUser("user"), model, "exclusive");
     platform.refresh();
     String body = scrape();
     assertThat(value(body, "gshare_nodes", "cluster=\"" + clusterName + "\"", "liveness=\"ready\"")).isEqualTo(2.0);

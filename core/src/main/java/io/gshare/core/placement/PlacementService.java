@@ -47,20 +47,45 @@ public class PlacementService {
   private final Admission admission;
   private final AllocationRepository allocations;
   private final Liveness liveness;
+  private final org.springframework.beans.factory.ObjectProvider<Observer> observers;
+
+  /** Told of every allocation decision, a create's or a resume's (the api measures them). */
+  public interface Observer {
+    /**
+     * @param outcome {@code placed}, or the problem code of the refusal ({@code insufficient_capacity}, ...)
+     * @param took how long the decision took, admission included
+     */
+    void decided(String outcome, java.time.Duration took);
+  }
 
   PlacementService(OfferingRepository offerings, PolicyRepository policies, Admission admission,
-      AllocationRepository allocations, Liveness liveness) {
+      AllocationRepository allocations, Liveness liveness,
+      org.springframework.beans.factory.ObjectProvider<Observer> observers) {
     this.offerings = offerings;
     this.policies = policies;
     this.admission = admission;
     this.allocations = allocations;
     this.liveness = liveness;
+    this.observers = observers;
   }
 
   /** Admits and allocates: writes the allocation rows of {@code request.sessionId()}, or throws with why not. */
   @Transactional
   public Decision allocate(Request request) {
-    return decide(request, true);
+    long started = System.nanoTime();
+    String outcome = "error";
+    try {
+      Decision decision = decide(request, true);
+      outcome = "placed";
+      return decision;
+    } catch (io.gshare.core.error.GshareException refused) {
+      outcome = refused.code().code();
+      throw refused;
+    } finally {
+      java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - started);
+      String decided = outcome;
+      observers.forEach(o -> o.decided(decided, took));
+    }
   }
 
   /** The same decision without writing anything: may this user start this offering now, and where. */
