@@ -18,6 +18,7 @@
 #   TEMPORAL_CLI_CACHE   where built CLIs are kept per version, so a fresh clone copies instead of
 #                        rebuilding (default: ${XDG_CACHE_HOME:-~/.cache}/gshare/temporal-cli)
 #   PROMETHEUS_PACKAGE   the apt package carrying prometheus (default: prometheus)
+#   NGINX_PACKAGE        the apt package carrying nginx with auth_request (default: nginx)
 #   CNPG_VERSION         CloudNativePG's module version for its CRDs (default: v1.27.1)
 #   EXTERNAL_SECRETS_VERSION  external-secrets' module version for its CRDs (default: v0.16.2, serving v1)
 set -o errexit -o nounset -o pipefail
@@ -29,6 +30,7 @@ TEMPORAL_CLI_MODULE="${TEMPORAL_CLI_MODULE:-github.com/temporalio/cli/cmd/tempor
 TEMPORAL_CLI_VERSION="${TEMPORAL_CLI_VERSION:-v1.5.1}"
 TEMPORAL_CLI_CACHE="${TEMPORAL_CLI_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/gshare/temporal-cli}"
 PROMETHEUS_PACKAGE="${PROMETHEUS_PACKAGE:-prometheus}"
+NGINX_PACKAGE="${NGINX_PACKAGE:-nginx}"
 CNPG_VERSION="${CNPG_VERSION:-v1.27.1}"
 EXTERNAL_SECRETS_VERSION="${EXTERNAL_SECRETS_VERSION:-v0.16.2}"
 CRDS=(
@@ -68,7 +70,7 @@ crds_installed() {
 }
 
 installed() {
-  kube_tools_installed && temporal_installed && prometheus_installed && crds_installed
+  kube_tools_installed && temporal_installed && prometheus_installed && nginx_installed && crds_installed
 }
 
 # install_crds: `go mod download` fetches each operator's module through the Go module proxy (sources only,
@@ -88,28 +90,51 @@ install_crds() {
   info "installed the CRDs of CloudNativePG ${CNPG_VERSION} and external-secrets ${EXTERNAL_SECRETS_VERSION} into ${TOOLS_DIR}/crds"
 }
 
-# install_prometheus: the idle reaper's tests run a real Prometheus. `apt-get download` needs no root; the
-# package lists are refreshed (as root) only when the package is unknown.
-install_prometheus() {
+# apt_extract PACKAGE DIR: the package's files under DIR/root. `apt-get download` needs no root; the package lists
+# are refreshed (as root) only when the package is unknown.
+apt_extract() {
+  local package="$1" work="$2"
   { command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; } \
-    || fatal "apt-get and dpkg-deb are required to fetch Prometheus (Debian/Ubuntu), or put a prometheus binary in ${TOOLS_DIR}/bin"
-  local work
-  work="$(mktemp -d)"
-  if ! (cd "${work}" && apt-get download -q "${PROMETHEUS_PACKAGE}" >/dev/null 2>&1); then
+    || fatal "apt-get and dpkg-deb are required to fetch ${package} (Debian/Ubuntu), or put its binary in ${TOOLS_DIR}/bin"
+  if ! (cd "${work}" && apt-get download -q "${package}" >/dev/null 2>&1); then
     if [ "$(id -u)" -eq 0 ]; then
-      info "refreshing the apt package lists to find ${PROMETHEUS_PACKAGE}"
+      info "refreshing the apt package lists to find ${package}"
       DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
     fi
-    (cd "${work}" && apt-get download -q "${PROMETHEUS_PACKAGE}" >/dev/null 2>&1) \
-      || { rm -rf "${work}"; fatal "apt-get download ${PROMETHEUS_PACKAGE} failed (run apt-get update, or set PROMETHEUS_PACKAGE)"; }
+    (cd "${work}" && apt-get download -q "${package}" >/dev/null 2>&1) \
+      || { rm -rf "${work}"; fatal "apt-get download ${package} failed (run apt-get update)"; }
   fi
   dpkg-deb -x "${work}"/*.deb "${work}/root"
+}
+
+# install_prometheus: the idle reaper's tests run a real Prometheus.
+install_prometheus() {
+  local work
+  work="$(mktemp -d)"
+  apt_extract "${PROMETHEUS_PACKAGE}" "${work}"
   mkdir -p "${TOOLS_DIR}/bin"
   install -m 0755 "${work}/root/usr/bin/prometheus" "${TOOLS_DIR}/bin/prometheus"
   # promtool checks and unit-tests gShare's alerting rules (deploy/monitoring/gshare-rules.yaml)
   install -m 0755 "${work}/root/usr/bin/promtool" "${TOOLS_DIR}/bin/promtool"
   rm -rf "${work}"
   info "installed $("${TOOLS_DIR}/bin/prometheus" --version 2>&1 | head -n 1) into ${TOOLS_DIR}/bin"
+}
+
+nginx_installed() {
+  [ -x "${TOOLS_DIR}/bin/nginx" ] && "${TOOLS_DIR}/bin/nginx" -V 2>&1 | grep -q -- --with-http_auth_request_module
+}
+
+# install_nginx: the session-URL tests run a real nginx configured as ingress-nginx configures auth-url and
+# auth-signin (Debian's build has the auth_request module).
+install_nginx() {
+  local work
+  work="$(mktemp -d)"
+  apt_extract "${NGINX_PACKAGE}" "${work}"
+  mkdir -p "${TOOLS_DIR}/bin"
+  install -m 0755 "${work}/root/usr/sbin/nginx" "${TOOLS_DIR}/bin/nginx"
+  rm -rf "${work}"
+  nginx_installed || fatal "${TOOLS_DIR}/bin/nginx lacks the auth_request module"
+  info "installed $("${TOOLS_DIR}/bin/nginx" -v 2>&1) into ${TOOLS_DIR}/bin"
 }
 
 install_temporal() {
@@ -155,9 +180,10 @@ main() {
       if kube_tools_installed; then info "kubectl and helm already in ${TOOLS_DIR}/bin"; else install_tools; fi
       if temporal_installed; then info "Temporal CLI ${TEMPORAL_CLI_VERSION} already in ${TOOLS_DIR}/bin"; else install_temporal; fi
       if prometheus_installed; then info "prometheus already in ${TOOLS_DIR}/bin"; else install_prometheus; fi
+      if nginx_installed; then info "nginx already in ${TOOLS_DIR}/bin"; else install_nginx; fi
       if crds_installed; then info "the operators' CRDs already in ${TOOLS_DIR}/crds"; else install_crds; fi
       ;;
-    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION}, prometheus or the CRDs missing from ${TOOLS_DIR}: run hack/tools.sh"; return 1; } ;;
+    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION}, prometheus, nginx or the CRDs missing from ${TOOLS_DIR}: run hack/tools.sh"; return 1; } ;;
     -h|--help) usage ;;
     *) usage; fatal "unknown argument: $1" ;;
   esac

@@ -49,6 +49,7 @@ public final class DevRuntime implements AutoCloseable {
   private String dbUrl;
   private String temporalAddress;
   private String temporalUiUrl;
+  private String oidcIssuer;
   private ChildProcess api;
   private String adminToken;
   private ApiClient apiClient;
@@ -101,6 +102,11 @@ public final class DevRuntime implements AutoCloseable {
           database == null ? "in memory" : "state in " + database);
     }
 
+    EmbeddedOidcProvider oidc = EmbeddedOidcProvider.start(options.oidcPort());
+    started.push(oidc);
+    oidcIssuer = oidc.issuer();
+    log.info("OpenID Connect: the embedded provider at {} (any user name; claims on its login page)", oidcIssuer);
+
     Path keyDir = dataDir.resolve("keys");
     Files.deleteIfExists(adminTokenFile());
     List<String> args = new ArrayList<>(List.of(
@@ -119,6 +125,13 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.cluster-worker.inventory-interval-seconds=5",
         // The live usage chart: one local agent per simulated cluster samples the simulator's cgroup tree.
         "--gshare.cluster-worker.agent.enabled=true",
+        // Browser sign-in through the embedded provider; the role claim its login page lets a developer set.
+        "--gshare.oidc.issuer-uri=" + oidcIssuer,
+        "--gshare.oidc.client-id=" + EmbeddedOidcProvider.CLIENT_ID,
+        "--gshare.oidc.client-secret=" + EmbeddedOidcProvider.CLIENT_SECRET,
+        "--gshare.oidc.role-claim=" + EmbeddedOidcProvider.ROLE_CLAIM,
+        "--gshare.oidc.admin-values=" + EmbeddedOidcProvider.ADMIN_VALUE,
+        "--gshare.oidc.super-admin-values=" + EmbeddedOidcProvider.SUPER_ADMIN_VALUE,
         "--server.address=127.0.0.1",
         "--server.port=" + options.httpPort(),
         "--management.server.address=127.0.0.1",
@@ -289,6 +302,16 @@ public final class DevRuntime implements AutoCloseable {
 
   public String temporalAddress() {
     return temporalAddress;
+  }
+
+  /** The embedded OpenID Connect provider's issuer. */
+  public String oidcIssuer() {
+    return oidcIssuer;
+  }
+
+  /** Where a browser signs in. */
+  public String signInUrl() {
+    return apiUrl() + "/auth/login";
   }
 
   /** The Temporal Web UI of the dev server, or null when an external Temporal is used. */

@@ -63,6 +63,9 @@ public final class DevRuntimeMain {
         ============================================================================
          gShare dev runtime is up (SIMULATED GPU clusters: no real hardware)
         ----------------------------------------------------------------------------
+         console        %s/   sign in: %s
+                        (the embedded identity provider %s: type any user name, and in
+                        its claims {"email":"ada@example.com","%s":["%s"]} for an admin)
          api            %s   (health %s/healthz, metrics %s/actuator/prometheus)
          Temporal       %s   (Web UI %s)
          PostgreSQL     %s
@@ -84,7 +87,8 @@ public final class DevRuntimeMain {
         %s Ctrl-C stops everything.
         ============================================================================
         """.formatted(
-            api, api, runtime.managementUrl(), runtime.temporalAddress(),
+            api, runtime.signInUrl(), runtime.oidcIssuer(), EmbeddedOidcProvider.ROLE_CLAIM,
+            EmbeddedOidcProvider.ADMIN_VALUE, api, api, runtime.managementUrl(), runtime.temporalAddress(),
             runtime.temporalUiUrl() == null ? "that of the external server" : runtime.temporalUiUrl(), runtime.dbUrl(), runtime.dataDir(), clusters,
             test.path("status").asText(), test.path("gpu_count").asInt(), test.path("checks"),
             runtime.dataDir().resolve("admin.token"), api, api, api, api, first, api, api,

@@ -14,6 +14,7 @@ import java.util.Map;
  * @param temporalAddress an external Temporal instead of the embedded dev server
  * @param temporalCli the Temporal CLI whose dev server is started when no external Temporal is named
  * @param logDir where child processes write their output; null means this terminal
+ * @param oidcPort the embedded OpenID Connect provider the browser sign-in uses (0 picks a free one)
  * @param noDemo do not seed the demo catalogue ({@link DemoCatalogue}): offerings, an image, a demo user and credits
  */
 public record DevRuntimeOptions(
@@ -34,6 +35,7 @@ public record DevRuntimeOptions(
     Path workerJar,
     Path seed,
     Path logDir,
+    int oidcPort,
     boolean noDemo) {
 
   public static final String USAGE = """
@@ -47,6 +49,7 @@ public record DevRuntimeOptions(
         --management-port N     the api's health and metrics (default 9090, env GSHARE_MANAGEMENT_PORT)
         --temporal-port N       the Temporal dev server's gRPC port (default 7233)
         --temporal-ui-port N    the Temporal Web UI (default 8233)
+        --oidc-port N           the embedded OpenID Connect provider for browser sign-in (default 8088)
         --temporal-cli FILE     the Temporal CLI that runs the dev server (env GSHARE_TEMPORAL_CLI;
                                 default .tools/bin/temporal, built by hack/tools.sh)
         --postgres-port N       the embedded PostgreSQL port (default 55432; 0 picks a free one)
@@ -89,7 +92,7 @@ public record DevRuntimeOptions(
       flags.put(name, value);
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
-        "temporal-ui-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
+        "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
         "no-demo");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
@@ -112,6 +115,7 @@ public record DevRuntimeOptions(
       problems.add(temporalCli + " is not an executable Temporal CLI (run make tools, or name one with --temporal-cli)");
     }
     int postgres = port(flags.getOrDefault("postgres-port", "55432"), "postgres-port", problems);
+    int oidc = port(flags.getOrDefault("oidc-port", "8088"), "oidc-port", problems);
     int simulator = port(flags.getOrDefault("simulator-port", "16443"), "simulator-port", problems);
     int clusters = port(flags.getOrDefault("clusters", env.getOrDefault("GSHARE_DEV_CLUSTERS", "1")), "clusters", problems);
     if (clusters < 1 || clusters > 9) {
@@ -135,7 +139,7 @@ public record DevRuntimeOptions(
         dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
-        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, noDemo);
+        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo);
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

@@ -52,6 +52,8 @@ class DevRuntimeIT {
       assertThat(runtime.clusters()).hasSize(2);
       assertThat(runtime.clusters()).extracting(DevRuntime.AttachedCluster::id).doesNotHaveDuplicates();
 
+      checkBrowserSignIn(runtime);
+
       JsonNode test = runtime.connectionTest(runtime.clusters().get(0).id());
       assertThat(test.path("status").asText()).isEqualTo("connected");
       assertThat(test.path("simulated").asBoolean()).isTrue();
@@ -469,6 +471,62 @@ class DevRuntimeIT {
     }
   }
 
+  /**
+   * The banner's sign-in link through the embedded OpenID Connect provider, as a browser follows it: the redirect to
+   * the provider, its login form, the callback, the cookies; then the API with the cookie (and the CSRF header for a
+   * state-changing call), and sign-out.
+   */
+  private void checkBrowserSignIn(DevRuntime runtime) throws Exception {
+    java.net.CookieManager cookies = new java.net.CookieManager(null, java.net.CookiePolicy.ACCEPT_ALL);
+    HttpClient browser = HttpClient.newBuilder().cookieHandler(cookies).followRedirects(HttpClient.Redirect.ALWAYS)
+        .build();
+    HttpResponse<String> loginPage = browser.send(HttpRequest.newBuilder(URI.create(runtime.signInUrl())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(loginPage.statusCode()).isEqualTo(200);
+    assertThat(loginPage.uri().toString()).startsWith(runtime.oidcIssuer() + "/authorize");
+    assertThat(loginPage.body()).contains("name=\"username\"");
+    String email = "ada-" + System.nanoTime() + "@example.com";
+    String form = "username=" + java.net.URLEncoder.encode(email, java.nio.charset.StandardCharsets.UTF_8) + "&claims="
+        + java.net.URLEncoder.encode("{\"email\":\"" + email + "\",\"" + EmbeddedOidcProvider.ROLE_CLAIM + "\":[\""
+            + EmbeddedOidcProvider.ADMIN_VALUE + "\"]}", java.nio.charset.StandardCharsets.UTF_8);
+    HttpResponse<String> console = browser.send(HttpRequest.newBuilder(loginPage.uri())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(console.statusCode()).as(console.body()).isEqualTo(200);
+    assertThat(console.uri().toString()).isEqualTo(runtime.apiUrl() + "/");
+    assertThat(console.body()).contains("/console/console.js");
+    java.net.HttpCookie token = cookies.getCookieStore().getCookies().stream()
+        .filter(c -> c.getName().equals("gshare_token")).findFirst().orElseThrow();
+    assertThat(token.isHttpOnly()).isTrue();
+    String csrf = cookies.getCookieStore().getCookies().stream().filter(c -> c.getName().equals("gshare_csrf"))
+        .findFirst().orElseThrow().getValue();
+
+    // Provisioned on first sign-in, an admin by the role claim; the cookie alone authenticates reads.
+    HttpResponse<String> me = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/users/me"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(me.statusCode()).as(me.body()).isEqualTo(200);
+    assertThat(json.readTree(me.body()).path("email").asText()).isEqualTo(email);
+    assertThat(json.readTree(me.body()).path("role").asText()).isEqualTo("admin");
+    // A state-changing call needs the CSRF header besides the cookie.
+    String team = "{\"name\":\"browser-" + System.nanoTime() + "\"}";
+    HttpResponse<String> forged = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/teams"))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(team)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(forged.statusCode()).as(forged.body()).isEqualTo(401);
+    assertThat(forged.body()).contains("X-CSRF-Token");
+    HttpResponse<String> created = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/teams"))
+        .header("Content-Type", "application/json").header("X-CSRF-Token", csrf)
+        .POST(HttpRequest.BodyPublishers.ofString(team)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    // Sign-out revokes the browser's token: the cookie no longer opens anything.
+    HttpResponse<String> out = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/auth/logout"))
+        .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(out.statusCode()).as(out.body()).isEqualTo(204);
+    HttpResponse<String> revoked = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/users/me"))
+        .header("Cookie", "gshare_token=" + token.getValue()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(revoked.statusCode()).isEqualTo(401);
+  }
+
   private DevRuntimeOptions options(Path dataDir) {
     return options(dataDir, null);
   }
@@ -483,6 +541,7 @@ class DevRuntimeIT {
         "--management-port", String.valueOf(freePort()),
         "--temporal-port", String.valueOf(freePort()),
         "--temporal-ui-port", String.valueOf(freePort()),
+        "--oidc-port", String.valueOf(freePort()),
         "--temporal-cli", System.getProperty("gshare.dev.temporal-cli"),
         "--postgres-port", String.valueOf(freePort()),
         "--simulator-port", String.valueOf(simulatorPort),

@@ -34,19 +34,26 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "internal")
 class ConnectVerifyController {
 
-  static final Pattern SESSION_PATH = Pattern.compile("^/s/([a-z0-9][a-z0-9_-]{0,62})(?:/.*)?$");
+  static final Pattern SESSION_PATH = io.gshare.api.signin.SessionUrlSignIn.SESSION_PATH;
 
   private final Callers callers;
   private final SessionRepository sessions;
   private final AuditLog audit;
   private final SecurityProperties properties;
+  private final io.gshare.api.signin.SessionUrlSignIn signIn;
+  private final io.gshare.api.signin.OidcProperties oidc;
+  private final io.gshare.api.session.SessionService sessionService;
 
   ConnectVerifyController(Callers callers, SessionRepository sessions, AuditLog audit,
-      SecurityProperties properties) {
+      SecurityProperties properties, io.gshare.api.signin.SessionUrlSignIn signIn,
+      io.gshare.api.signin.OidcProperties oidc, io.gshare.api.session.SessionService sessionService) {
     this.callers = callers;
     this.sessions = sessions;
     this.audit = audit;
     this.properties = properties;
+    this.signIn = signIn;
+    this.oidc = oidc;
+    this.sessionService = sessionService;
   }
 
   @GetMapping(OpenPaths.CONNECT_VERIFY)
@@ -66,26 +73,75 @@ class ConnectVerifyController {
       @RequestHeader(name = "Host", required = false) String host,
       @RequestHeader(name = "X-Forwarded-Proto", required = false) String proto) {
     String originalHost = forwardedHost != null && !forwardedHost.isBlank() ? forwardedHost.split(",")[0].trim() : host;
-    String path = request.getRequestURI().substring(OpenPaths.CONNECT_VERIFY.length());
+    String path = request.getRequestURI().substring(OpenPaths.CONNECT_VERIFY.length())
+        + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
     String scheme = "http".equalsIgnoreCase(proto) ? "http" : "https";
-    return decide(request, originalHost == null ? null : scheme + "://" + originalHost + path);
+    String original = originalHost == null ? null : scheme + "://" + originalHost + path;
+    ResponseEntity<Void> verdict = decide(request, original);
+    // Envoy returns the check's own answer to the client: a browser without a cookie is sent to sign in, as
+    // ingress-nginx's auth-signin does (ingress-nginx itself turns anything but 2xx/401/403 into a 500).
+    String accept = request.getHeader("Accept");
+    if (verdict.getStatusCode().value() == 401 && original != null && accept != null && accept.contains("text/html")) {
+      return ResponseEntity.status(302).header("Location", sessionService.signInUrl() + "?rd="
+          + java.net.URLEncoder.encode(original, java.nio.charset.StandardCharsets.UTF_8)).build();
+    }
+    return verdict;
   }
 
   private ResponseEntity<Void> decide(HttpServletRequest request, String originalUrl) {
-    Caller.User caller;
-    try {
-      caller = callers.user(token(request));
-    } catch (InvalidTokenException e) {
-      return ResponseEntity.status(401)
-          .header("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"" + e.getMessage() + "\"")
-          .build();
-    }
     URI url;
     try {
       url = originalUrl == null ? null : URI.create(originalUrl);
     } catch (IllegalArgumentException e) {
       url = null;
     }
+    String token = token(request);
+    if (token == null) {
+      // Back from the console's /auth/connect with a one-time code: redeemed once, for this session only.
+      String code = codeOf(url);
+      Optional<String> session = io.gshare.api.signin.SessionUrlSignIn.sessionOf(url);
+      if (code != null && session.isPresent()) {
+        Optional<io.gshare.api.signin.SessionUrlSignIn.Redeemed> redeemed = signIn.redeem(code, session.get());
+        if (redeemed.isPresent()) {
+          ResponseEntity<Void> verdict = verdict(redeemed.get().caller(), url, originalUrl);
+          if (verdict.getStatusCode().is2xxSuccessful()) {
+            return ResponseEntity.status(verdict.getStatusCode()).headers(verdict.getHeaders())
+                .header("Set-Cookie", org.springframework.http.ResponseCookie.from(properties.sessionCookie(),
+                        redeemed.get().token().token())
+                    .httpOnly(true).secure("https".equalsIgnoreCase(url.getScheme())).sameSite("Lax")
+                    .path("/s/" + session.get() + "/").maxAge(oidc.browserSessionTtl()).build().toString())
+                .build();
+          }
+          return verdict;
+        }
+      }
+    }
+    Caller.User caller;
+    try {
+      caller = callers.user(token);
+    } catch (InvalidTokenException e) {
+      return ResponseEntity.status(401)
+          .header("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"" + e.getMessage() + "\"")
+          .build();
+    }
+    return verdict(caller, url, originalUrl);
+  }
+
+  /** The one-time code in the original URL's query, if any. */
+  private static String codeOf(URI url) {
+    if (url == null || url.getRawQuery() == null) {
+      return null;
+    }
+    for (String pair : url.getRawQuery().split("&")) {
+      if (pair.startsWith(io.gshare.api.signin.SignInPaths.CODE_PARAM + "=")) {
+        return java.net.URLDecoder.decode(pair.substring(io.gshare.api.signin.SignInPaths.CODE_PARAM.length() + 1),
+            java.nio.charset.StandardCharsets.UTF_8);
+      }
+    }
+    return null;
+  }
+
+  private ResponseEntity<Void> verdict(Caller.User caller, URI url, String originalUrl) {
     Matcher m = url == null || url.getRawPath() == null ? null : SESSION_PATH.matcher(url.getRawPath());
     if (m == null || !m.matches()) {
       audit.denied(caller.actor(), "session_url", originalUrl, "not a session URL");

@@ -103,29 +103,78 @@ class WebSecurityConfig implements WebMvcConfigurer {
         .build();
   }
 
+  /**
+   * The browser sign-in: {@code /auth/login} and {@code /auth/logout}, and Spring Security's OAuth2 login between
+   * (the redirect to the provider and its callback). The one place with an HTTP session: it carries the OAuth2
+   * state and nonce across the provider's round trip and is dropped at its end. With several api replicas, the
+   * ingress must keep a browser on one replica for those two redirects (session affinity).
+   */
+  @Bean
+  @Order(2)
+  SecurityFilterChain signInChain(HttpSecurity http, io.gshare.api.signin.OidcProperties oidc,
+      io.gshare.api.signin.OidcClientRegistrations registrations, io.gshare.api.signin.SignInFlow flow,
+      SecurityProblems problems) throws Exception {
+    http.securityMatcher(request -> {
+          String path = path(request);
+          return path.equals(io.gshare.api.signin.SignInPaths.LOGIN) || path.equals(io.gshare.api.signin.SignInPaths.LOGOUT)
+              || path.equals(io.gshare.api.signin.SignInPaths.CONNECT)
+              || path.startsWith(io.gshare.api.signin.SignInPaths.AUTHORIZATION + "/")
+              || path.startsWith(io.gshare.api.signin.SignInPaths.CALLBACK + "/");
+        })
+        // logout checks the double-submit CSRF header itself; login is a GET that changes nothing
+        .csrf(AbstractHttpConfigurer::disable)
+        .sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.IF_REQUIRED))
+        .requestCache(AbstractHttpConfigurer::disable)
+        .formLogin(AbstractHttpConfigurer::disable)
+        .httpBasic(AbstractHttpConfigurer::disable)
+        .logout(AbstractHttpConfigurer::disable)
+        .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
+        .exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(problems).accessDeniedHandler(problems));
+    if (oidc.enabled()) {
+      http.oauth2Login(login -> login
+          .clientRegistrationRepository(registrations)
+          .authorizedClientRepository(new org.springframework.security.oauth2.client.web
+              .HttpSessionOAuth2AuthorizedClientRepository())
+          .successHandler(flow)
+          .failureHandler(flow));
+    }
+    return http.build();
+  }
+
+  /** The console's static files: no token (what they show comes from the API, which needs one). */
+  @Bean
+  @Order(2)
+  SecurityFilterChain consoleChain(HttpSecurity http) throws Exception {
+    return stateless(http.securityMatcher(request -> ("GET".equals(request.getMethod())
+            || "HEAD".equals(request.getMethod())) && ConsolePaths.isConsole(path(request))))
+        .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
+        .build();
+  }
+
   @Bean
   @Order(3)
   SecurityFilterChain internalChain(HttpSecurity http, Tokens tokens, Callers callers, SecurityProblems problems)
       throws Exception {
     return tokenChain(http, request -> path(request).startsWith("/internal/"), CallerAuthentication.OPERATOR_AUTHORITY,
-        new TokenJwtDecoder(tokens, TokenKind.INTERNAL), callers.operatorConverter(), problems);
+        new TokenJwtDecoder(tokens, TokenKind.INTERNAL), callers.operatorConverter(), problems, bearerOnly());
   }
 
   @Bean
   @Order(4)
-  SecurityFilterChain apiChain(HttpSecurity http, Tokens tokens, Callers callers, SecurityProblems problems)
-      throws Exception {
+  SecurityFilterChain apiChain(HttpSecurity http, Tokens tokens, Callers callers, SecurityProblems problems,
+      BrowserSession browser) throws Exception {
     return tokenChain(http, request -> path(request).startsWith("/api/"), "ROLE_USER",
-        new TokenJwtDecoder(tokens, TokenKind.USER), callers.userConverter(), problems);
+        new TokenJwtDecoder(tokens, TokenKind.USER), callers.userConverter(), problems, bearerOrBrowser(browser));
   }
 
   /** A chain that takes one kind of bearer token and needs {@code authority} (the role hierarchy applies). */
   private SecurityFilterChain tokenChain(HttpSecurity http, RequestMatcher paths, String authority, JwtDecoder decoder,
-      Converter<Jwt, AbstractAuthenticationToken> converter, SecurityProblems problems) throws Exception {
+      Converter<Jwt, AbstractAuthenticationToken> converter, SecurityProblems problems, BearerTokenResolver tokensFrom)
+      throws Exception {
     return stateless(http.securityMatcher(paths))
         .authorizeHttpRequests(requests -> requests.anyRequest().hasAuthority(authority))
         .oauth2ResourceServer(server -> server
-            .bearerTokenResolver(bearerOnly())
+            .bearerTokenResolver(tokensFrom)
             .authenticationEntryPoint(problems)
             .accessDeniedHandler(problems)
             .jwt(jwt -> jwt.decoder(decoder).jwtAuthenticationConverter(converter)))
@@ -162,6 +211,27 @@ class WebSecurityConfig implements WebMvcConfigurer {
             BearerTokenErrors.invalidRequest("the Authorization header must be 'Bearer <token>'"));
       }
       return bearer.resolve(request);
+    };
+  }
+
+  /**
+   * The Authorization header first (API clients); else a signed-in browser's cookie, which a state-changing call must
+   * back with the CSRF header (the console sends it; a forged cross-site request cannot).
+   */
+  private static BearerTokenResolver bearerOrBrowser(BrowserSession browser) {
+    BearerTokenResolver bearer = bearerOnly();
+    return request -> {
+      String token = bearer.resolve(request);
+      if (token != null) {
+        return token;
+      }
+      String cookie = browser.token(request).orElse(null);
+      if (cookie != null && BrowserSession.changesState(request) && !browser.csrfEchoed(request)) {
+        throw new OAuth2AuthenticationException(BearerTokenErrors.invalidRequest("a signed-in browser's "
+            + request.getMethod() + " must carry the " + BrowserSession.CSRF_HEADER + " header (the value of the "
+            + BrowserSession.CSRF_COOKIE + " cookie)"));
+      }
+      return cookie;
     };
   }
 

@@ -55,6 +55,7 @@ public class SessionService {
   private final TransactionTemplate transactions;
   private final io.gshare.core.cluster.ClusterRepository clusterRoutes;
   private final String authUrl;
+  private final String signInUrl;
 
   SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
       PlacementService placement, OfferingRepository offerings,
@@ -71,6 +72,7 @@ public class SessionService {
     this.access = access;
     this.transactions = transactions;
     this.authUrl = properties.authUrl();
+    this.signInUrl = properties.signInUrl();
     this.controlPlaneUrl = worker.controlPlaneUrl();
     this.checkpointBuilderImage = properties.checkpointBuilderImage();
   }
@@ -96,7 +98,19 @@ public class SessionService {
     return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
         MaxRuntimeAction.fromWire(policy.maxRuntimeAction()), volume, checkpointTarget(checkpointRegistry),
-        clusterRoutes.sessionRouteOf(clusterId));
+        clusterRoutes.sessionRouteOf(clusterId), signInUrl());
+  }
+
+  /**
+   * Where a browser without a cookie on a session's domain signs in: configured, or the console's
+   * {@code /auth/connect} on the host that serves the auth check (the api serves both).
+   */
+  public String signInUrl() {
+    if (signInUrl != null && !signInUrl.isBlank()) {
+      return signInUrl;
+    }
+    java.net.URI auth = java.net.URI.create(authUrl());
+    return auth.getScheme() + "://" + auth.getRawAuthority() + io.gshare.api.signin.SignInPaths.CONNECT;
   }
 
   /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */

@@ -86,6 +86,15 @@ class ConnectVerifyIT extends ApiIntegrationTest {
     assertThat(verifyAsEnvoy("GET", domain, null, path, tokenFor(newUser("user")))).isEqualTo(403);
     assertThat(verifyAsEnvoy("GET", "other.example.com", null, path, ownerToken)).isEqualTo(403);
     assertThat(verifyAsEnvoy("GET", domain, null, "/not-a-session", ownerToken)).isEqualTo(403);
+    // A browser's navigation without a cookie: Envoy hands the check's answer to the browser, a redirect to sign in.
+    java.net.http.HttpResponse<String> browser = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/internal/connect/verify"
+            + path)).header("X-Forwarded-Host", domain).header("X-Forwarded-Proto", "https")
+            .header("Accept", "text/html,application/xhtml+xml").build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(browser.statusCode()).isEqualTo(302);
+    assertThat(browser.headers().firstValue("Location").orElse("")).contains("/auth/connect?rd=")
+        .contains(java.net.URLEncoder.encode("https://" + domain + path, java.nio.charset.StandardCharsets.UTF_8));
   }
 
   @Test

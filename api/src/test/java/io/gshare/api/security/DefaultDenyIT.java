@@ -18,7 +18,8 @@ class DefaultDenyIT extends ApiIntegrationTest {
 
   // The verify paths give their own verdicts (ConnectVerifyIT): the ingress-nginx shape and Envoy Gateway's.
   private static final Set<String> OPEN = Set.of(OpenPaths.HEALTHZ, OpenPaths.INTERNAL_JWKS, OpenPaths.CONNECT_VERIFY,
-      OpenPaths.CONNECT_VERIFY + "/**");
+      OpenPaths.CONNECT_VERIFY + "/**", io.gshare.api.signin.SignInPaths.LOGIN, io.gshare.api.signin.SignInPaths.LOGOUT,
+      io.gshare.api.signin.SignInPaths.CONNECT);
 
   @Autowired ObjectMapper json;
   @Autowired @Qualifier("requestMappingHandlerMapping") RequestMappingHandlerMapping mappings;
@@ -43,11 +44,16 @@ class DefaultDenyIT extends ApiIntegrationTest {
 
   @Test
   void pathsNobodyNamedAnswer401AndTheOpenOnesAnswer() {
-    for (String path : List.of("/", "/actuator/prometheus", "/actuator/health", "/actuator/env", "/error",
+    for (String path : List.of("/actuator/prometheus", "/actuator/health", "/actuator/env", "/error",
         "/api/v1/openapi", "/static/x.js", "/.well-known/openid-configuration", "/internal/v1/nosuch", "/api/v1/nosuch")) {
       assertThat(get(path, null).statusCode()).as(path).isEqualTo(401);
     }
     assertThat(get(OpenPaths.HEALTHZ, null).statusCode()).isEqualTo(200);
+    // The console's files are public; what they show comes from the API, which needs a token.
+    assertThat(get("/", null).statusCode()).isEqualTo(200);
+    assertThat(get("/console/console.js", null).statusCode()).isEqualTo(200);
+    assertThat(get("/console/../application.yaml", null).statusCode()).isIn(400, 401, 404);
+    assertThat(send("POST", "/", "{}", null).statusCode()).isEqualTo(401);
     assertThat(get(OpenPaths.INTERNAL_JWKS, null).statusCode()).isEqualTo(200);
     // Reachable: it gives its own verdict to ingress-nginx (no cookie: 401 without a problem body).
     HttpResponse<String> verify = get(OpenPaths.CONNECT_VERIFY, null);

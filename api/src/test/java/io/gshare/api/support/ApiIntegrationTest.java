@@ -188,6 +188,13 @@ public abstract class ApiIntegrationTest {
    */
   protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib)
       throws IOException {
+    return attachSimulator(prefix, hostname, model, gpus, memoryMib,
+        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com");
+  }
+
+  /** {@link #attachSimulator(String, String, String, int, long)} with the cluster's session domain given. */
+  protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib,
+      String sessionDomain) throws IOException {
     SimulatedCluster sim = SimulatedCluster.start(new io.gshare.sim.SimSeed("v1.36.0", java.util.List.of(
         new io.gshare.sim.SimSeed.NodeSpec(hostname, "exclusive", new io.gshare.sim.SimSeed.GpuSpec(model, gpus, memoryMib,
             null), java.util.Map.of())), null), SimulatedCluster.Options.defaults().withName(NewTestIds.next(prefix)));
@@ -195,7 +202,7 @@ public abstract class ApiIntegrationTest {
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
     HttpResponse<String> registered = post("/api/v1/clusters", json.writeValueAsString(java.util.Map.of(
         "name", NewTestIds.next(prefix).replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
-        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), adminToken());
+        sessionDomain)), adminToken());
     com.fasterxml.jackson.databind.JsonNode accepted = json.readTree(registered.body());
     String clusterId = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();

@@ -24,6 +24,8 @@ public final class Annotations {
   public static final String NGINX_AUTH_METHOD = "nginx.ingress.kubernetes.io/auth-method";
   public static final String NGINX_AUTH_RESPONSE_HEADERS = "nginx.ingress.kubernetes.io/auth-response-headers";
   public static final String NGINX_AUTH_CACHE_KEY = "nginx.ingress.kubernetes.io/auth-cache-key";
+  /** Where ingress-nginx redirects a 401, with the original URL appended as {@code rd}. */
+  public static final String NGINX_AUTH_SIGNIN = "nginx.ingress.kubernetes.io/auth-signin";
   public static final String NGINX_AUTH_CACHE_DURATION = "nginx.ingress.kubernetes.io/auth-cache-duration";
   public static final String NGINX_PROXY_READ_TIMEOUT = "nginx.ingress.kubernetes.io/proxy-read-timeout";
   public static final String NGINX_PROXY_SEND_TIMEOUT = "nginx.ingress.kubernetes.io/proxy-send-timeout";

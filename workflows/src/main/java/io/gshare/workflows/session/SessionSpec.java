@@ -11,6 +11,8 @@ import java.time.Duration;
  * @param volume the user's volume the pod mounts; null: none
  * @param checkpointTarget where lossless pauses push their images; null: every pause is cold
  * @param route how the cluster routes the session's URL; null (specs recorded before it existed): ingress-nginx
+ * @param signInUrl where a browser without a cookie on the session domain is sent to sign in (the console's
+ *     {@code /auth/connect}); null (specs recorded before it existed): no redirect, a 401
  */
 public record SessionSpec(
     String sessionId,
@@ -25,7 +27,15 @@ public record SessionSpec(
     MaxRuntimeAction maxRuntimeAction,
     SessionVolume volume,
     CheckpointTarget checkpointTarget,
-    SessionRoute route) {
+    SessionRoute route,
+    String signInUrl) {
+
+  public SessionSpec(String sessionId, String userId, String clusterId, String imageReference, int port, String path,
+      String sessionDomain, String authUrl, Duration maxRuntime, MaxRuntimeAction maxRuntimeAction,
+      SessionVolume volume, CheckpointTarget checkpointTarget, SessionRoute route) {
+    this(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl, maxRuntime, maxRuntimeAction,
+        volume, checkpointTarget, route, null);
+  }
 
   public SessionSpec(String sessionId, String userId, String clusterId, String imageReference, int port, String path,
       String sessionDomain, String authUrl, Duration maxRuntime, MaxRuntimeAction maxRuntimeAction,
@@ -37,6 +47,6 @@ public record SessionSpec(
   /** The same spec on another session domain and routing (the cluster's changed; see {@link SessionReroute}). */
   public SessionSpec rerouted(SessionReroute change) {
     return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, change.sessionDomain(), authUrl,
-        maxRuntime, maxRuntimeAction, volume, checkpointTarget, change.route());
+        maxRuntime, maxRuntimeAction, volume, checkpointTarget, change.route(), signInUrl);
   }
 }

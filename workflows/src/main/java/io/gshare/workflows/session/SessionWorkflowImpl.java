@@ -322,7 +322,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   private SessionPod objects(String restoreFrom) {
     return new SessionPod(spec.sessionId(), spec.userId(), placement, spec.imageReference(), spec.port(), spec.path(),
-        spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume(), spec.route());
+        spec.sessionDomain(), spec.authUrl(), restoreFrom, spec.volume(), spec.route(), spec.signInUrl());
   }
 
   private static String urlOf(SessionSpec spec) {

@@ -183,13 +183,22 @@ public final class SessionObjects {
         .build();
   }
 
+  /** The query parameter of the one-time code the console's {@code /auth/connect} sends a browser back with. */
+  public static final String SIGN_IN_CODE_PARAM = "gshare_code";
+
   public static Ingress ingress(SessionPod s) {
     Map<String, String> annotations = new LinkedHashMap<>();
     annotations.put(Annotations.NGINX_AUTH_URL, s.authUrl());
     annotations.put(Annotations.NGINX_AUTH_METHOD, "GET");
     annotations.put(Annotations.NGINX_AUTH_RESPONSE_HEADERS, "X-Gshare-User,X-Gshare-Session");
     // Per session AND per caller: a key without the caller would let one user's 200 open it for all.
-    annotations.put(Annotations.NGINX_AUTH_CACHE_KEY, s.sessionId() + "$cookie_gshare_token$http_authorization");
+    // The one-time code too: a request that carries one is answered (and cached) for that code alone.
+    annotations.put(Annotations.NGINX_AUTH_CACHE_KEY, s.sessionId() + "$cookie_gshare_token$http_authorization$arg_"
+        + SIGN_IN_CODE_PARAM);
+    if (s.signInUrl() != null && !s.signInUrl().isBlank()) {
+      // A 401 (no cookie on the session domain) sends the browser to sign in, and back with a one-time code.
+      annotations.put(Annotations.NGINX_AUTH_SIGNIN, s.signInUrl());
+    }
     annotations.put(Annotations.NGINX_AUTH_CACHE_DURATION, "200 30s");
     annotations.put(Annotations.NGINX_PROXY_READ_TIMEOUT, "3600");
     annotations.put(Annotations.NGINX_PROXY_SEND_TIMEOUT, "3600");

@@ -1,0 +1,105 @@
+package io.gshare.api.signin;
+
+import io.gshare.api.security.BrowserSession;
+import io.gshare.api.security.Callers;
+import io.gshare.api.security.InvalidTokenException;
+import io.gshare.api.user.UserService;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Where a browser starts and ends its sign-in; the provider's round trip between is Spring Security's. */
+@RestController
+@Tag(name = "sign-in")
+class SignInController {
+
+  private final OidcProperties oidc;
+  private final BrowserSession browser;
+  private final Callers callers;
+  private final UserService users;
+  private final SessionUrlSignIn sessionUrls;
+
+  SignInController(OidcProperties oidc, BrowserSession browser, Callers callers, UserService users,
+      SessionUrlSignIn sessionUrls) {
+    this.oidc = oidc;
+    this.browser = browser;
+    this.callers = callers;
+    this.users = users;
+    this.sessionUrls = sessionUrls;
+  }
+
+  @GetMapping(SignInPaths.CONNECT)
+  @Operation(summary = "A session router's auth-signin: back to the session URL rd with a one-time code for its"
+      + " domain, after signing in on the console where needed; 403 for someone else's session")
+  void connect(@RequestParam(required = false) String rd, HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    io.gshare.api.security.Caller.User caller = null;
+    var token = browser.token(request);
+    if (token.isPresent()) {
+      try {
+        caller = callers.user(token.get());
+      } catch (InvalidTokenException expired) {
+        caller = null;
+      }
+    }
+    if (caller == null) {
+      if (!oidc.enabled()) {
+        SignInFlow.page(response, 401, "Not signed in", "Open the session from the console after signing in with an"
+            + " API token; this gShare has no identity provider configured.");
+        return;
+      }
+      String back = SignInPaths.CONNECT + "?rd=" + java.net.URLEncoder.encode(rd == null ? "" : rd,
+          java.nio.charset.StandardCharsets.UTF_8);
+      response.sendRedirect(request.getContextPath() + SignInPaths.LOGIN + "?next="
+          + java.net.URLEncoder.encode(back, java.nio.charset.StandardCharsets.UTF_8));
+      return;
+    }
+    try {
+      response.sendRedirect(sessionUrls.redirectWithCode(caller, rd).toString());
+    } catch (io.gshare.core.error.GshareException refused) {
+      SignInFlow.page(response, refused.code().status(), "Cannot open this session", refused.getMessage());
+    }
+  }
+
+  @GetMapping(SignInPaths.LOGIN)
+  @Operation(summary = "Sign in with the organisation's identity provider (a browser redirect); next: a path of this"
+      + " site to return to")
+  void login(@RequestParam(required = false) String next, HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    if (!oidc.enabled()) {
+      SignInFlow.page(response, 404, "Sign-in is off", "This gShare has no identity provider configured"
+          + " (gshare.oidc.issuer-uri); sign in with an API token instead.");
+      return;
+    }
+    request.getSession(true).setAttribute(SignInFlow.NEXT, SignInFlow.safeNext(next));
+    response.sendRedirect(request.getContextPath() + SignInPaths.AUTHORIZATION + "/"
+        + OidcClientRegistrations.REGISTRATION_ID);
+  }
+
+  @PostMapping(SignInPaths.LOGOUT)
+  @Operation(summary = "Sign out: the browser's token is revoked and its cookies removed (needs the CSRF header)")
+  void logout(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    var token = browser.token(request);
+    if (token.isPresent()) {
+      if (!browser.csrfEchoed(request)) {
+        throw new io.gshare.core.error.GshareException(io.gshare.core.error.ProblemCode.FORBIDDEN,
+            "sign-out must carry the " + BrowserSession.CSRF_HEADER + " header (the value of the "
+                + BrowserSession.CSRF_COOKIE + " cookie), as the console sends it");
+      }
+      try {
+        var caller = callers.user(token.get());
+        users.revoke(caller, caller.userId(), caller.tokenId());
+      } catch (InvalidTokenException | io.gshare.core.error.GshareException alreadyGone) {
+        // expired, revoked or unknown: signing out only clears the cookies
+      }
+    }
+    browser.clear(request, response);
+    response.setStatus(204);
+  }
+}

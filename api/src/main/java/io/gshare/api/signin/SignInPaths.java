@@ -1,0 +1,23 @@
+package io.gshare.api.signin;
+
+/** The browser sign-in's paths, answered without a token (they are how a browser gets one). */
+public final class SignInPaths {
+
+  /** Starts a sign-in: a redirect to the provider. */
+  public static final String LOGIN = "/auth/login";
+  /** Ends one: revokes the browser's token and clears its cookies. */
+  public static final String LOGOUT = "/auth/logout";
+  /**
+   * A session router's auth-signin: a browser without a cookie on a session's domain arrives with {@code rd} (the
+   * session URL) and is sent back to it with a one-time code, signing in first where needed.
+   */
+  public static final String CONNECT = "/auth/connect";
+  /** The query parameter that carries the one-time code to the session URL. */
+  public static final String CODE_PARAM = "gshare_code";
+  /** Spring Security's redirect to the provider, per registration. */
+  public static final String AUTHORIZATION = "/oauth2/authorization";
+  /** Spring Security's callback from the provider, per registration. */
+  public static final String CALLBACK = "/login/oauth2/code";
+
+  private SignInPaths() {}
+}
