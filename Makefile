@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build dev test test-java test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
+.PHONY: help build dev test test-java test-e2e test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -18,7 +18,7 @@ dev: tools build ## build, then start gShare with everything embedded (Ctrl-C st
 tools: ## install kubectl, helm, the Temporal CLI (its dev server and Web UI) and Prometheus into .tools/bin
 	hack/tools.sh
 
-test: tools test-java test-shell test-images ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell, image configuration
+test: tools test-java test-shell test-images test-e2e ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell, image configuration, the console in a browser
 
 test-java: ## Maven unit (*Test) and integration (*IT) tests
 	$(MVN) verify
@@ -61,6 +61,9 @@ images-push: ## push the images: REG=registry.example.com/gshare make images-pus
 	 else $(JIB) jib:build -Dgshare.image.registry=$(REG); fi
 
 test-images: images-local ## build the images on the local base, check their configuration (entrypoint, user, ports, labels, contents) and run each entrypoint
+
+test-e2e: ## the console in a real browser (Debian's chromium, installed when missing; playwright-core) against the dev runtime, its OIDC provider and nginx; needs the jars (make build or test-java); screenshots in e2e/target/screenshots
+	hack/e2e.sh
 
 test-shell: ## shellcheck and bats over hack/
 	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi

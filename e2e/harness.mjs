@@ -1,0 +1,161 @@
+// The parts the browser tests run against, started the way a newcomer's `make dev` starts them: the dev runtime
+// (embedded PostgreSQL, the Temporal dev server, the simulated cluster, the api jar, the embedded OpenID Connect
+// provider), a real nginx configured as ingress-nginx configures a session Ingress (auth-url, auth-signin, the auth
+// answer's Set-Cookie passed on), and a stand-in for the session pods' server behind it.
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from "node:fs";
+import { resolve, join } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "..");
+export const OUT = join(ROOT, "e2e", "target");
+
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const server = createNetServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => ok(port));
+    });
+    server.on("error", fail);
+  });
+}
+
+export function tool(name) {
+  const path = join(ROOT, ".tools", "bin", name);
+  if (!existsSync(path)) throw new Error(`no ${path}: run make tools (hack/tools.sh) first`);
+  return path;
+}
+
+async function waitFor(what, check, seconds) {
+  const deadline = Date.now() + seconds * 1000;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${what} did not happen within ${seconds}s${last ? `: ${last.message}` : ""}`);
+}
+
+/** Starts the dev runtime's jar with free ports and its own data directory; resolves once its banner is printed. */
+export async function startDevRuntime() {
+  const jar = join(ROOT, "dev-runtime", "target", "gshare-dev.jar");
+  if (!existsSync(jar)) throw new Error(`no ${jar}: run make build first`);
+  const ports = {
+    http: await freePort(), management: await freePort(), temporal: await freePort(), temporalUi: await freePort(),
+    postgres: await freePort(), simulator: await freePort(), oidc: await freePort(),
+  };
+  const work = join(OUT, "work");
+  mkdirSync(work, { recursive: true });
+  const logs = join(OUT, "logs");
+  mkdirSync(logs, { recursive: true });
+  const args = ["-Xmx512m", "-jar", jar,
+    "--http-port", ports.http, "--management-port", ports.management, "--temporal-port", ports.temporal,
+    "--temporal-ui-port", ports.temporalUi, "--postgres-port", ports.postgres, "--simulator-port", ports.simulator,
+    "--oidc-port", ports.oidc, "--temporal-cli", tool("temporal"),
+    "--api-jar", join(ROOT, "api", "target", "gshare-api.jar"),
+    "--worker-jar", join(ROOT, "cluster-worker", "target", "gshare-cluster-worker.jar"),
+    "--log-dir", logs].map(String);
+  // Its state file (.gshare-dev/runtime.env) goes into the working directory: not the developer's checkout.
+  const child = spawn("java", args, { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
+  const out = createWriteStream(join(logs, "dev-runtime.out"));
+  let banner = "";
+  child.stdout.on("data", (d) => { out.write(d); banner += d; });
+  child.stderr.on("data", (d) => out.write(d));
+  let exited = null;
+  child.on("exit", (code) => { exited = code; });
+  await waitFor("the dev runtime's banner", () => {
+    if (exited !== null) throw new Error(`the dev runtime exited with ${exited}; see ${join(logs, "dev-runtime.out")}`);
+    return banner.includes("gShare dev runtime is up");
+  }, 420);
+  const api = `http://127.0.0.1:${ports.http}`;
+  const env = Object.fromEntries(readFileSync(join(work, ".gshare-dev", "runtime.env"), "utf8").split("\n")
+    .filter((l) => l.includes("=") && !l.startsWith("#")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  const adminToken = readFileSync(join(env.GSHARE_DATA_DIR, "admin.token"), "utf8").trim();
+  return {
+    api, ports, adminToken, child,
+    stop: () => new Promise((r) => { if (exited !== null) return r(); child.on("exit", r); child.kill("SIGTERM"); }),
+  };
+}
+
+/** The API as the super admin sees it (setup only: everything under test goes through the browser). */
+export async function apiCall(runtime, method, path, body) {
+  const response = await fetch(runtime.api + path, {
+    method, headers: { Authorization: `Bearer ${runtime.adminToken}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** The session pods' server: answers with the user nginx says the auth check let in. */
+export async function startSessionUpstream() {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    res.end(`<!doctype html><title>notebook</title><h1 id="upstream">Session upstream for ${req.headers["x-gshare-user"]}</h1>`);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { port: server.address().port, stop: () => new Promise((r) => server.close(r)) };
+}
+
+/**
+ * nginx as ingress-nginx renders a session Ingress: the auth subrequest with X-Original-URL, its Set-Cookie passed on,
+ * and a 401 sent to the auth-signin URL with rd (unescaped here: Debian's nginx has no set-misc module).
+ */
+export async function startNginx(api, upstreamPort) {
+  const dir = join(OUT, "nginx");
+  for (const d of ["logs", "tmp"]) mkdirSync(join(dir, d), { recursive: true });
+  const port = await freePort();
+  const conf = `worker_processes 1;
+daemon off;
+error_log ${dir}/logs/error.log info;
+pid ${dir}/nginx.pid;
+events { worker_connections 128; }
+http {
+  access_log ${dir}/logs/access.log;
+  client_body_temp_path ${dir}/tmp/body;
+  proxy_temp_path ${dir}/tmp/proxy;
+  fastcgi_temp_path ${dir}/tmp/fastcgi;
+  uwsgi_temp_path ${dir}/tmp/uwsgi;
+  scgi_temp_path ${dir}/tmp/scgi;
+  server {
+    listen 127.0.0.1:${port};
+    location = /_external-auth {
+      internal;
+      proxy_pass_request_body off;
+      proxy_set_header Content-Length "";
+      proxy_set_header X-Original-URL $scheme://$http_host$request_uri;
+      proxy_set_header X-Original-Method $request_method;
+      proxy_pass ${api}/internal/connect/verify;
+    }
+    location @signin {
+      return 302 ${api}/auth/connect?rd=$scheme://$http_host$request_uri;
+    }
+    location /s/ {
+      auth_request /_external-auth;
+      auth_request_set $auth_cookie $upstream_http_set_cookie;
+      add_header Set-Cookie $auth_cookie;
+      auth_request_set $gshare_user $upstream_http_x_gshare_user;
+      proxy_set_header X-Gshare-User $gshare_user;
+      error_page 401 = @signin;
+      proxy_pass http://127.0.0.1:${upstreamPort};
+    }
+  }
+}
+`;
+  writeFileSync(join(dir, "nginx.conf"), conf);
+  const child = spawn(tool("nginx"), ["-p", dir, "-c", join(dir, "nginx.conf")], { stdio: "ignore" });
+  await waitFor("nginx to listen", () => new Promise((ok) => {
+    fetch(`http://127.0.0.1:${port}/`).then(() => ok(true), () => ok(false));
+  }), 15);
+  return { port, stop: () => new Promise((r) => { child.on("exit", r); child.kill("SIGTERM"); }) };
+}
+
+export { waitFor };

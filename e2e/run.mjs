@@ -1,0 +1,192 @@
+// The console in a real browser (Debian's chromium, playwright-core) against the dev runtime's parts, its OpenID
+// Connect provider and a real nginx in front of the session pods: the scenarios of the console issue, each a row of
+// the table printed at the end. Screenshots of the main pages go to e2e/target/screenshots. Exit 1 when a row fails.
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { OUT, apiCall, startDevRuntime, startNginx, startSessionUpstream, waitFor } from "./harness.mjs";
+
+const SHOTS = join(OUT, "screenshots");
+mkdirSync(SHOTS, { recursive: true });
+const results = [];
+const cleanups = [];
+
+async function scenario(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true, seconds: (Date.now() - started) / 1000 });
+  } catch (e) {
+    results.push({ name, ok: false, seconds: (Date.now() - started) / 1000, error: e.stack || String(e) });
+  }
+}
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** A fresh browser profile (its own cookies) whose console errors are collected; the browser's own 4xx lines aside. */
+async function newBrowserUser(browser, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) page.errors.push(m.text());
+  });
+  cleanups.push(() => context.close());
+  return page;
+}
+
+/** Signs in through the embedded provider's login page, as a person types it. */
+async function signIn(page, api, email, roles = []) {
+  await page.goto(`${api}/auth/login`);
+  await page.locator("input[name=username]").fill(email);
+  const claims = { email };
+  if (roles.length) claims.gshare_roles = roles;
+  await page.locator("textarea[name=claims]").fill(JSON.stringify(claims));
+  await page.locator("input[type=submit]").click();
+  await page.waitForURL(`${api}/**`);
+  await page.locator("#who").filter({ hasText: email }).waitFor();
+}
+
+async function stateIs(page, state, seconds = 90) {
+  await page.locator("#session-state").filter({ hasText: new RegExp(`^${state}$`) }).waitFor({ timeout: seconds * 1000 });
+}
+
+async function main() {
+  const runtime = await startDevRuntime();
+  cleanups.push(() => runtime.stop());
+  const upstream = await startSessionUpstream();
+  cleanups.push(() => upstream.stop());
+  const nginx = await startNginx(runtime.api, upstream.port);
+  cleanups.push(() => nginx.stop());
+  const cluster = (await apiCall(runtime, "GET", "/api/v1/clusters")).items[0];
+  const domain = cluster.session_domain;
+  const browser = await chromium.launch({
+    executablePath: process.env.GSHARE_CHROMIUM || "/usr/bin/chromium",
+    // The session domain resolves to the local nginx, as a cluster's wildcard DNS would to its ingress.
+    args: [`--host-resolver-rules=MAP ${domain} 127.0.0.1`, "--no-sandbox"],
+  });
+  cleanups.push(() => browser.close());
+  const api = runtime.api;
+  const user = await newBrowserUser(browser);
+  let sessionId;
+
+  await scenario("a user signs in through the identity provider", async () => {
+    await signIn(user, api, "demo@example.com");
+    expect((await user.locator("#who").textContent()).includes("(user)"), "the demo user is not a user");
+    await user.screenshot({ path: join(SHOTS, "sessions.png"), fullPage: true });
+  });
+
+  await scenario("a user creates a session, watches it reach running and its live usage chart fill", async () => {
+    await user.goto(`${api}/#/sessions`);
+    const offering = user.locator("#offering-select");
+    await offering.locator("option").nth(1).waitFor({ state: "attached" });
+    const h100 = await offering.locator("option", { hasText: /H100/ }).first().getAttribute("value");
+    await offering.selectOption(h100);
+    await user.locator("#availability-answer").filter({ hasText: "Can start now" }).waitFor();
+    await user.getByLabel("Name").fill("e2e notebook");
+    await user.getByRole("button", { name: "Start session" }).click();
+    await user.waitForURL(/#\/sessions\/ses_/);
+    sessionId = user.url().split("/").pop();
+    await stateIs(user, "running");
+    await user.locator("#session-url").waitFor();
+    // The node's usage agent samples the session's cgroup every second: the live chart fills.
+    await user.locator("#usage-cpu").waitFor({ state: "attached", timeout: 30_000 });
+    await user.locator("#usage-latest").filter({ hasText: /\d/ }).waitFor({ timeout: 30_000 });
+    await user.screenshot({ path: join(SHOTS, "session-detail.png"), fullPage: true });
+  });
+
+  await scenario("its URL opens through nginx on the session domain and lands on the session", async () => {
+    expect(sessionId, "no session from the scenario before");
+    const url = `http://${domain}:${nginx.port}/s/${sessionId}/lab`;
+    await user.goto(url);
+    const landed = await user.locator("#upstream").textContent();
+    expect(landed.startsWith("Session upstream for usr_"), `landed on: ${landed}`);
+    expect(new URL(user.url()).host === `${domain}:${nginx.port}`, `ended on ${user.url()}`);
+    // Later visits carry the session domain's own cookie: no more trips through the console.
+    await user.goto(url);
+    expect(new URL(user.url()).search === "", `a second visit went through sign-in again: ${user.url()}`);
+  });
+
+  await scenario("the user pauses and resumes the session", async () => {
+    await user.goto(`${api}/#/sessions/${sessionId}`);
+    await stateIs(user, "running");
+    await user.getByRole("button", { name: "Pause" }).click();
+    await stateIs(user, "paused", 120);
+    await user.getByRole("button", { name: "Resume" }).click();
+    await stateIs(user, "running", 120);
+  });
+
+  await scenario("another user gets 403 on that URL and sees nothing of the session", async () => {
+    const eve = await newBrowserUser(browser);
+    await signIn(eve, api, "eve@example.com");
+    await eve.goto(`${api}/#/sessions`);
+    await eve.getByText(/No sessions yet|Sessions, newest first/).first().waitFor();
+    expect(await eve.locator(`tr[data-session-id="${sessionId}"]`).count() === 0, "eve sees the demo user's session");
+    const response = await eve.goto(`http://${domain}:${nginx.port}/s/${sessionId}/lab`);
+    expect(response.status() === 403, `eve got ${response.status()} on the session URL`);
+    expect((await eve.content()).includes("Cannot open this session"), "the refusal does not say why");
+    expect(eve.errors.length === 0, `console errors: ${eve.errors.join("; ")}`);
+  });
+
+  await scenario("an admin drains a node and watches the progress; deleting a live node shows the 409", async () => {
+    const admin = await newBrowserUser(browser);
+    await signIn(admin, api, "ops@example.com", ["gshare-admins"]);
+    expect((await admin.locator("#who").textContent()).includes("(admin)"), "the role claim did not make an admin");
+    await admin.goto(`${api}/#/nodes`);
+    const row = admin.locator("tr[data-hostname=sim-a100-0]");
+    await row.waitFor();
+    const nodeId = await row.getAttribute("data-node-id");
+    await admin.getByRole("button", { name: "Delete sim-a100-0" }).click();
+    const refusal = admin.locator(`#node-alert-${nodeId}`);
+    await refusal.filter({ hasText: /./ }).waitFor();
+    expect(/refused/i.test(await refusal.textContent()), `no refusal shown: ${await refusal.textContent()}`);
+    await admin.getByRole("button", { name: "Drain sim-a100-0" }).click();
+    await admin.locator(`#node-op-${nodeId} .operation`).waitFor();
+    await admin.locator(`#node-op-${nodeId} .operation[data-status=completed]`).waitFor({ timeout: 120_000 });
+    await row.locator(".node-drain").filter({ hasText: /drained/ }).waitFor();
+    await admin.screenshot({ path: join(SHOTS, "nodes.png"), fullPage: true });
+    await admin.goto(`${api}/#/clusters`);
+    await admin.locator("#clusters-table").waitFor();
+    await admin.screenshot({ path: join(SHOTS, "clusters.png"), fullPage: true });
+    expect(admin.errors.length === 0, `console errors: ${admin.errors.join("; ")}`);
+  });
+
+  await scenario("the console works at a phone's width", async () => {
+    const phone = await newBrowserUser(browser, { width: 375, height: 740 });
+    await signIn(phone, api, "demo@example.com");
+    await phone.goto(`${api}/#/sessions/${sessionId}`);
+    await stateIs(phone, "running");
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+    await phone.screenshot({ path: join(SHOTS, "session-detail-phone.png"), fullPage: true });
+    expect(phone.errors.length === 0, `console errors: ${phone.errors.join("; ")}`);
+  });
+
+  await scenario("no console errors on the user's pages", async () => {
+    expect(user.errors.length === 0, `console errors: ${user.errors.join("; ")}`);
+  });
+}
+
+let failed = false;
+try {
+  await main();
+} catch (e) {
+  results.push({ name: "start the dev runtime, nginx and the browser", ok: false, seconds: 0, error: e.stack || String(e) });
+} finally {
+  for (const cleanup of cleanups.reverse()) {
+    await cleanup().catch(() => {});
+  }
+}
+console.log("\n scenario".padEnd(100) + "result   time");
+for (const r of results) {
+  console.log(` ${r.name}`.padEnd(99) + (r.ok ? " ok      " : " FAILED  ") + `${r.seconds.toFixed(1)}s`);
+  if (!r.ok) {
+    failed = true;
+    console.log(`   ${r.error.split("\n").slice(0, 6).join("\n   ")}`);
+  }
+}
+console.log(`\n screenshots: ${SHOTS}`);
+process.exit(failed || results.length === 0 ? 1 : 0);
