@@ -48,6 +48,12 @@ public class BrowserSession {
         .httpOnly(false).secure(secure).sameSite("Lax").path("/").maxAge(ttl).build().toString());
   }
 
+  /** Replaces the token cookie only (a renewal): the CSRF cookie, and calls already sent with it, stay valid. */
+  public void renew(HttpServletRequest request, HttpServletResponse response, String token, Duration ttl) {
+    response.addHeader(HttpHeaders.SET_COOKIE, ResponseCookie.from(tokenCookie, token).httpOnly(true)
+        .secure(secure(request)).sameSite("Lax").path("/").maxAge(ttl).build().toString());
+  }
+
   /** Removes both cookies (sign-out). */
   public void clear(HttpServletRequest request, HttpServletResponse response) {
     boolean secure = secure(request);

@@ -162,7 +162,10 @@ class WebSecurityConfig implements WebMvcConfigurer {
   @Bean
   @Order(4)
   SecurityFilterChain apiChain(HttpSecurity http, Tokens tokens, Callers callers, SecurityProblems problems,
-      BrowserSession browser) throws Exception {
+      BrowserSession browser, io.gshare.api.user.UserService users, io.gshare.api.signin.OidcProperties oidc)
+      throws Exception {
+    http.addFilterAfter(new BrowserSessionRenewal(browser, users, oidc, java.time.Clock.systemUTC()),
+        org.springframework.security.oauth2.server.resource.web.authentication.BearerTokenAuthenticationFilter.class);
     return tokenChain(http, request -> path(request).startsWith("/api/"), "ROLE_USER",
         new TokenJwtDecoder(tokens, TokenKind.USER), callers.userConverter(), problems, bearerOrBrowser(browser));
   }

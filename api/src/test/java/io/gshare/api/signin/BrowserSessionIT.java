@@ -32,7 +32,14 @@ class BrowserSessionIT extends ApiIntegrationTest {
   void theCookieOpensReadsTheCsrfHeaderGuardsWritesAndSignOutRevokes() throws Exception {
     String token = tokenFor(newUser("admin"));
     String cookies = "gshare_token=" + token + "; gshare_csrf=abc123";
-    assertThat(call("GET", "/api/v1/users/me", cookies, null).statusCode()).isEqualTo(200);
+    HttpResponse<String> me = call("GET", "/api/v1/users/me", cookies, null);
+    assertThat(me.statusCode()).isEqualTo(200);
+    // An hour left of an 8-hour browser sign-in: less than half, so the active browser gets a fresh token (and
+    // keeps its CSRF cookie). A bearer header is never renewed.
+    assertThat(me.headers().allValues("Set-Cookie")).singleElement().satisfies(c -> assertThat(c)
+        .startsWith("gshare_token=").doesNotContain("gshare_token=" + token + ";").contains("HttpOnly")
+        .contains("Max-Age=28800"));
+    assertThat(get("/api/v1/users/me", token).headers().allValues("Set-Cookie")).isEmpty();
 
     HttpResponse<String> forged = call("POST", "/api/v1/teams", cookies, null);
     assertThat(forged.statusCode()).isEqualTo(401);
