@@ -42,17 +42,13 @@ route(/^\/volumes\/?$/, { nav: "volumes" }, (ctx, section) => {
     return h("div", { class: "row-actions" }, buttons, alert);
   }
 
-  async function act(button, alert, method, path, done) {
-    button.disabled = true;
-    setAlert(alert, "");
-    try {
+  // A refusal is the api's words alone, e.g. 409 volume_in_use naming the session that holds it.
+  function act(button, alert, method, path, done) {
+    return busy(button, alert, "", async () => {
       await api(method, path);
       listStatus.textContent = done;
       loadList();
-    } catch (e) {
-      button.disabled = false;
-      setAlert(alert, e.message); // e.g. 409 volume_in_use, naming the session that holds it
-    }
+    }, { keepDisabled: true });
   }
 
   async function loadList() {
@@ -101,28 +97,16 @@ function newVolumeForm(ctx, created) {
   }
   append(form, [error, status, h("p", null, submit)]);
 
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    setAlert(error, "");
-    status.textContent = "";
-    if (!name.value.trim()) {
-      setAlert(error, "Give the volume a name.");
-      name.focus();
-      return;
-    }
+  submitting(form, error, status, () => {
+    if (!name.value.trim()) return refuse(error, "Give the volume a name.", name);
     const body = { name: name.value.trim(), size_gb: Number(size.value) };
     if (pool && pool.value) body.pool_id = pool.value;
-    submit.disabled = true;
-    try {
+    busy(submit, error, "The volume could not be created", async () => {
       const volume = await api("POST", "/api/v1/volumes", body);
       status.textContent = `Volume ${show(volume && volume.name)} created (${show(volume && volume.status)}).`;
       name.value = "";
       created();
-    } catch (e) {
-      setAlert(error, `The volume could not be created: ${e.message}`);
-    } finally {
-      submit.disabled = false;
-    }
+    });
   });
   return form;
 }

@@ -1,6 +1,8 @@
 // The console's shared core: the API helper (cookie auth + double-submit CSRF), problem+json errors in words, DOM
-// building without innerHTML (API data only ever becomes text), formatting, and the operation view every page uses.
-// Loaded first; the page scripts (sessions.js, account.js, operators.js) and app.js (router, header) build on it.
+// building without innerHTML (API data only ever becomes text), sending forms and button actions, formatting, and
+// the operation view every page uses.
+// Loaded first; the page scripts (sessions.js, account.js, catalogue.js, operators.js) and app.js (router, header)
+// build on it.
 // Kept at /console/console.js: DefaultDenyIT fetches this path to check the console's files are public.
 "use strict";
 
@@ -134,6 +136,56 @@ function externalLink(url, text, props) {
   const href = safeUrl(url);
   if (!href) return document.createTextNode(text || String(url || "—"));
   return h("a", Object.assign({ href, target: "_blank", rel: "noopener noreferrer" }, props || {}), text || href);
+}
+
+// --- forms and buttons that call the api: every page sends them the same way ---
+
+/** Sends a form by script (no page load): its alert and status line (either may be null) are cleared, then handle(). */
+function submitting(form, alertEl, statusEl, handle) {
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    setAlert(alertEl, "");
+    if (statusEl) statusEl.textContent = "";
+    handle();
+  });
+}
+
+/** Refuses a form before anything is sent: says why, focuses what to fix; answers nothing, for `return refuse(…)`. */
+function refuse(alertEl, message, control) {
+  setAlert(alertEl, message);
+  if (control) control.focus();
+}
+
+/**
+ * Runs work() (an api call and what follows it) behind `button`: clears the alert, disables the button meanwhile so a
+ * second press cannot send it twice, and says a failure as "<refused>: <the api's words>" (the words alone when
+ * refused is empty). options: keepDisabled, re-enabled on failure only (the work reloads the list, which redraws the
+ * button); busyText, the button's text meanwhile; onError(error), more to do after the failure is said.
+ */
+async function busy(button, alertEl, refused, work, options) {
+  const opts = options || {};
+  const text = button.textContent;
+  setAlert(alertEl, "");
+  button.disabled = true;
+  if (opts.busyText) button.textContent = opts.busyText;
+  try {
+    await work();
+    if (opts.keepDisabled) return;
+  } catch (e) {
+    setAlert(alertEl, refused ? `${refused}: ${e.message}` : e.message);
+    if (opts.onError) opts.onError(e);
+  }
+  button.disabled = false;
+  if (opts.busyText) button.textContent = text;
+}
+
+/** Fills a team <select>: `emptyLabel` (value "") then every team by name; the chosen team stays chosen if listed. */
+function fillTeamSelect(select, teams, emptyLabel) {
+  const keep = select.value;
+  fill(select, h("option", { value: "", text: emptyLabel }),
+    teams.map((t) => h("option", { value: t.id, text: show(t.name) })));
+  if (teams.some((t) => t.id === keep)) select.value = keep;
+  return select;
 }
 
 // --- formatting: every field may be absent (the api omits nulls), so each helper answers "—" for nothing ---

@@ -26,8 +26,14 @@ route(/^\/sessions\/?$/, { nav: "sessions" }, (ctx, section) => {
   const listError = alertBox("sessions-error");
   const listArea = h("div", { id: "sessions-list" }, statusBox("sessions-loading", "Loading sessions…"));
   const refresh = h("button", { type: "button", id: "sessions-refresh", text: "Refresh list", onclick: () => loadList() });
+  // Admins may list one node's sessions (GET /api/v1/sessions?node_id=); the api refuses the filter to users.
+  const nodeFilter = state.isAdmin ? h("select", { id: "sessions-node-filter", name: "node_id" },
+    h("option", { value: "", text: "All nodes" })) : null;
+  const nodeFilterError = state.isAdmin ? alertBox("sessions-node-filter-error") : null;
   append(section, [
-    h("div", { class: "inline-form" }, h("h2", { text: state.isAdmin ? "All sessions" : "Your sessions" }), refresh),
+    h("div", { class: "inline-form" }, h("h2", { text: state.isAdmin ? "All sessions" : "Your sessions" }), refresh,
+      nodeFilter ? h("span", { class: "inline-field" }, h("label", { for: "sessions-node-filter", text: "Node" }), nodeFilter) : null),
+    nodeFilterError,
     listError,
     listArea,
     newSessionForm(ctx),
@@ -43,14 +49,17 @@ route(/^\/sessions\/?$/, { nav: "sessions" }, (ctx, section) => {
   ];
   if (state.isAdmin) columns.splice(1, 0, { label: "User", cell: (s) => show(s.user_id) });
 
+  let listed = 0; // only the answer to the latest list request (e.g. the latest node chosen) is shown
+
   async function loadList() {
     setAlert(listError, "");
+    const mine = ++listed;
     try {
-      const page = await api("GET", `/api/v1/sessions${query({ limit: 50 })}`);
-      if (!ctx.alive) return;
+      const page = await api("GET", `/api/v1/sessions${query({ limit: 50, node_id: nodeId() })}`);
+      if (!ctx.alive || mine !== listed) return;
       const items = Array.isArray(page && page.items) ? page.items : [];
       if (!items.length) {
-        fill(listArea, emptyNote("No sessions yet: start one with the form below."));
+        fill(listArea, emptyNote(nodeId() ? "No sessions on this node." : "No sessions yet: start one with the form below."));
         return;
       }
       const wrap = dataTable(columns, items, {
@@ -60,6 +69,7 @@ route(/^\/sessions\/?$/, { nav: "sessions" }, (ctx, section) => {
       fill(listArea, wrap);
       if (page.next) listArea.appendChild(moreButton(wrap.querySelector("tbody"), page.next));
     } catch (e) {
+      if (mine !== listed) return;
       fill(listArea);
       setAlert(listError, `The sessions could not be listed: ${e.message}`);
     }
@@ -71,7 +81,7 @@ route(/^\/sessions\/?$/, { nav: "sessions" }, (ctx, section) => {
     button.addEventListener("click", async () => {
       button.disabled = true;
       try {
-        const page = await api("GET", `/api/v1/sessions${query({ limit: 50, after: cursor })}`);
+        const page = await api("GET", `/api/v1/sessions${query({ limit: 50, after: cursor, node_id: nodeId() })}`);
         for (const s of (page && page.items) || []) {
           tbody.appendChild(tableRow(columns, s, { rowProps: (x) => ({ "data-session-id": x.id, "data-state": x.state || "" }) }));
         }
@@ -85,6 +95,28 @@ route(/^\/sessions\/?$/, { nav: "sessions" }, (ctx, section) => {
     return button;
   }
 
+  function nodeId() {
+    return nodeFilter ? nodeFilter.value : "";
+  }
+
+  /** The filter's choices: every node still known, removed ones too (their sessions stay in the history). */
+  async function loadNodes() {
+    try {
+      const list = await api("GET", `/api/v1/nodes${query({ include_removed: "true" })}`);
+      if (!ctx.alive) return;
+      const nodes = (Array.isArray(list && list.items) ? list.items : []).filter((n) => n && n.id)
+        .sort((a, b) => String(a.hostname || a.id).localeCompare(String(b.hostname || b.id)));
+      append(nodeFilter, nodes.map((n) => h("option", { value: n.id,
+        text: `${show(n.hostname || n.id)} (${clusterName(n.cluster_id)}${n.removed_at ? ", removed" : ""})` })));
+    } catch (e) {
+      setAlert(nodeFilterError, `The nodes could not be listed for the filter: ${e.message}`);
+    }
+  }
+
+  if (nodeFilter) {
+    nodeFilter.addEventListener("change", () => loadList());
+    loadNodes();
+  }
   loadList();
 });
 
@@ -153,30 +185,18 @@ function newSessionForm(ctx) {
 
   offering.addEventListener("change", showAvailability);
 
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    setAlert(error, "");
-    if (!offering.value || !image.value) {
-      setAlert(error, !offering.value ? "Choose an offering." : "Choose an image.");
-      (!offering.value ? offering : image).focus();
-      return;
-    }
+  submitting(form, error, null, () => {
+    if (!offering.value) return refuse(error, "Choose an offering.", offering);
+    if (!image.value) return refuse(error, "Choose an image.", image);
     const body = { offering_id: offering.value, image_id: image.value };
     if (volume.value) body.volume_id = volume.value;
     if (cluster.value) body.cluster_id = cluster.value;
     if (name.value.trim()) body.name = name.value.trim();
-    submit.disabled = true;
-    submit.textContent = "Starting…";
-    try {
+    busy(submit, error, "The session could not start", async () => {
       const detail = await api("POST", "/api/v1/sessions", body);
       const id = detail && detail.session && detail.session.id;
       if (id) location.hash = `#/sessions/${encodeURIComponent(id)}`;
-    } catch (e) {
-      setAlert(error, `The session could not start: ${e.message}`);
-    } finally {
-      submit.disabled = false;
-      submit.textContent = "Start session";
-    }
+    }, { busyText: "Starting…" });
   });
 
   // The three lists load side by side; one failing leaves the others usable and says which failed.
