@@ -1,11 +1,10 @@
 // The parts the browser tests run against, started the way a newcomer's `make dev` starts them: the dev runtime
 // (embedded PostgreSQL, the Temporal dev server, the simulated cluster, the api jar, the embedded OpenID Connect
-// provider), a real nginx configured as ingress-nginx configures a session Ingress (auth-url, auth-signin, the auth
-// answer's Set-Cookie passed on), and a stand-in for the session pods' server behind it.
+// provider, and its ingress: a real nginx configured as ingress-nginx configures a session Ingress, with auth-url,
+// auth-signin and the auth answer's Set-Cookie passed on, in front of a stand-in for the session pods' servers).
 import { spawn } from "node:child_process";
-import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, createWriteStream } from "node:fs";
 import { resolve, join } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -49,7 +48,7 @@ export async function startDevRuntime() {
   if (!existsSync(jar)) throw new Error(`no ${jar}: run make build first`);
   const ports = {
     http: await freePort(), management: await freePort(), temporal: await freePort(), temporalUi: await freePort(),
-    postgres: await freePort(), simulator: await freePort(), oidc: await freePort(),
+    postgres: await freePort(), simulator: await freePort(), oidc: await freePort(), ingress: await freePort(),
   };
   const work = join(OUT, "work");
   mkdirSync(work, { recursive: true });
@@ -59,6 +58,7 @@ export async function startDevRuntime() {
     "--http-port", ports.http, "--management-port", ports.management, "--temporal-port", ports.temporal,
     "--temporal-ui-port", ports.temporalUi, "--postgres-port", ports.postgres, "--simulator-port", ports.simulator,
     "--oidc-port", ports.oidc, "--temporal-cli", tool("temporal"),
+    "--ingress-port", ports.ingress, "--nginx", tool("nginx"),
     "--api-jar", join(ROOT, "api", "target", "gshare-api.jar"),
     "--worker-jar", join(ROOT, "cluster-worker", "target", "gshare-cluster-worker.jar"),
     "--log-dir", logs].map(String);
@@ -93,69 +93,6 @@ export async function apiCall(runtime, method, path, body) {
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : null;
-}
-
-/** The session pods' server: answers with the user nginx says the auth check let in. */
-export async function startSessionUpstream() {
-  const server = createServer((req, res) => {
-    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><title>notebook</title><h1 id="upstream">Session upstream for ${req.headers["x-gshare-user"]}</h1>`);
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { port: server.address().port, stop: () => new Promise((r) => server.close(r)) };
-}
-
-/**
- * nginx as ingress-nginx renders a session Ingress: the auth subrequest with X-Original-URL, its Set-Cookie passed on,
- * and a 401 sent to the auth-signin URL with rd (unescaped here: Debian's nginx has no set-misc module).
- */
-export async function startNginx(api, upstreamPort) {
-  const dir = join(OUT, "nginx");
-  for (const d of ["logs", "tmp"]) mkdirSync(join(dir, d), { recursive: true });
-  const port = await freePort();
-  const conf = `worker_processes 1;
-daemon off;
-error_log ${dir}/logs/error.log info;
-pid ${dir}/nginx.pid;
-events { worker_connections 128; }
-http {
-  access_log ${dir}/logs/access.log;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    location = /_external-auth {
-      internal;
-      proxy_pass_request_body off;
-      proxy_set_header Content-Length "";
-      proxy_set_header X-Original-URL $scheme://$http_host$request_uri;
-      proxy_set_header X-Original-Method $request_method;
-      proxy_pass ${api}/internal/connect/verify;
-    }
-    location @signin {
-      return 302 ${api}/auth/connect?rd=$scheme://$http_host$request_uri;
-    }
-    location /s/ {
-      auth_request /_external-auth;
-      auth_request_set $auth_cookie $upstream_http_set_cookie;
-      add_header Set-Cookie $auth_cookie;
-      auth_request_set $gshare_user $upstream_http_x_gshare_user;
-      proxy_set_header X-Gshare-User $gshare_user;
-      error_page 401 = @signin;
-      proxy_pass http://127.0.0.1:${upstreamPort};
-    }
-  }
-}
-`;
-  writeFileSync(join(dir, "nginx.conf"), conf);
-  const child = spawn(tool("nginx"), ["-p", dir, "-c", join(dir, "nginx.conf")], { stdio: "ignore" });
-  await waitFor("nginx to listen", () => new Promise((ok) => {
-    fetch(`http://127.0.0.1:${port}/`).then(() => ok(true), () => ok(false));
-  }), 15);
-  return { port, stop: () => new Promise((r) => { child.on("exit", r); child.kill("SIGTERM"); }) };
 }
 
 export { waitFor };

@@ -4,7 +4,7 @@
 import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { OUT, apiCall, startDevRuntime, startNginx, startSessionUpstream, waitFor } from "./harness.mjs";
+import { OUT, apiCall, startDevRuntime, waitFor } from "./harness.mjs";
 
 const SHOTS = join(OUT, "screenshots");
 mkdirSync(SHOTS, { recursive: true });
@@ -57,16 +57,14 @@ async function stateIs(page, state, seconds = 90) {
 async function main() {
   const runtime = await startDevRuntime();
   cleanups.push(() => runtime.stop());
-  const upstream = await startSessionUpstream();
-  cleanups.push(() => upstream.stop());
-  const nginx = await startNginx(runtime.api, upstream.port);
-  cleanups.push(() => nginx.stop());
   const cluster = (await apiCall(runtime, "GET", "/api/v1/clusters")).items[0];
   const domain = cluster.session_domain;
+  expect(domain.endsWith(".localhost"), `the dev runtime's session domain ${domain} is not under .localhost`);
+  // No resolver rules: the browser resolves *.localhost to loopback itself, where the dev runtime's nginx listens,
+  // as a newcomer's browser does.
   const browser = await chromium.launch({
     executablePath: process.env.GSHARE_CHROMIUM || "/usr/bin/chromium",
-    // The session domain resolves to the local nginx, as a cluster's wildcard DNS would to its ingress.
-    args: [`--host-resolver-rules=MAP ${domain} 127.0.0.1`, "--no-sandbox"],
+    args: ["--no-sandbox"],
   });
   cleanups.push(() => browser.close());
   const api = runtime.api;
@@ -98,25 +96,38 @@ async function main() {
     await user.screenshot({ path: join(SHOTS, "session-detail.png"), fullPage: true });
   });
 
-  await scenario("its URL opens through nginx on the session domain and lands on the session", async () => {
+  const sessionUrl = () => `http://${domain}:${runtime.ports.ingress}/s/${sessionId}/`;
+
+  await scenario("its URL, clicked in the console, opens through nginx on the session domain and lands on the session", async () => {
     expect(sessionId, "no session from the scenario before");
-    const url = `http://${domain}:${nginx.port}/s/${sessionId}/lab`;
-    await user.goto(url);
-    const landed = await user.locator("#upstream").textContent();
-    expect(landed.startsWith("Session upstream for usr_"), `landed on: ${landed}`);
-    expect(new URL(user.url()).host === `${domain}:${nginx.port}`, `ended on ${user.url()}`);
+    await user.goto(`${api}/#/sessions/${sessionId}`);
+    const link = user.locator("#session-url");
+    expect(await link.getAttribute("href") === sessionUrl(), `the console links ${await link.getAttribute("href")}`);
+    const [tab] = await Promise.all([user.context().waitForEvent("page"), link.click()]);
+    await tab.locator("#upstream-session").waitFor();
+    expect(await tab.locator("#upstream-session").textContent() === sessionId, "landed on another session");
+    expect((await tab.locator("#upstream-user").textContent()).startsWith("usr_"), "the ingress passed on no user");
+    expect(new URL(tab.url()).host === `${domain}:${runtime.ports.ingress}`, `ended on ${tab.url()}`);
+    await tab.screenshot({ path: join(SHOTS, "session-upstream.png") });
     // Later visits carry the session domain's own cookie: no more trips through the console.
-    await user.goto(url);
-    expect(new URL(user.url()).search === "", `a second visit went through sign-in again: ${user.url()}`);
+    await tab.goto(`${sessionUrl()}lab`);
+    expect(new URL(tab.url()).search === "", `a second visit went through sign-in again: ${tab.url()}`);
+    await tab.close();
   });
 
-  await scenario("the user pauses and resumes the session", async () => {
+  await scenario("the user pauses and resumes the session; paused, its URL has no upstream (503)", async () => {
     await user.goto(`${api}/#/sessions/${sessionId}`);
     await stateIs(user, "running");
     await user.getByRole("button", { name: "Pause" }).click();
     await stateIs(user, "paused", 120);
+    const tab = await user.context().newPage();
+    const paused = await tab.goto(sessionUrl());
+    expect(paused.status() === 503, `a paused session's URL answered ${paused.status()}`);
     await user.getByRole("button", { name: "Resume" }).click();
     await stateIs(user, "running", 120);
+    const resumed = await tab.goto(sessionUrl());
+    expect(resumed.status() === 200, `the resumed session's URL answered ${resumed.status()}`);
+    await tab.close();
   });
 
   await scenario("another user gets 403 on that URL and sees nothing of the session", async () => {
@@ -125,7 +136,7 @@ async function main() {
     await eve.goto(`${api}/#/sessions`);
     await eve.getByText(/No sessions yet|Sessions, newest first/).first().waitFor();
     expect(await eve.locator(`tr[data-session-id="${sessionId}"]`).count() === 0, "eve sees the demo user's session");
-    const response = await eve.goto(`http://${domain}:${nginx.port}/s/${sessionId}/lab`);
+    const response = await eve.goto(`${sessionUrl()}lab`);
     expect(response.status() === 403, `eve got ${response.status()} on the session URL`);
     expect((await eve.content()).includes("Cannot open this session"), "the refusal does not say why");
     expect(eve.errors.length === 0, `console errors: ${eve.errors.join("; ")}`);

@@ -76,7 +76,7 @@ class ConfigurationKeysTest {
   void theDefaultsAreTheOnesTheApiAlwaysHad() {
     api.run(context -> {
       assertThat(context).hasNotFailed();
-      assertThat(context.getBean(SessionProperties.class)).isEqualTo(new SessionProperties("", "", Duration.ofSeconds(60), ""));
+      assertThat(context.getBean(SessionProperties.class)).isEqualTo(new SessionProperties("", "", Duration.ofSeconds(60), "", "https", 0));
       assertThat(context.getBean(MeteringProperties.class)).isEqualTo(new MeteringProperties(true, Duration.ofSeconds(60)));
       assertThat(context.getBean(NodeProperties.class))
           .isEqualTo(new NodeProperties(Duration.ofSeconds(300), Duration.ofSeconds(30)));

@@ -55,6 +55,8 @@ public final class DevRuntime implements AutoCloseable {
   private ApiClient apiClient;
   private SimSeed seed;
   private DemoCatalogue.Demo demo;
+  private DevIngress ingress;
+  private int ingressPort;
 
   private DevRuntime(DevRuntimeOptions options) throws IOException {
     this.options = options;
@@ -107,6 +109,14 @@ public final class DevRuntime implements AutoCloseable {
     oidcIssuer = oidc.issuer();
     log.info("OpenID Connect: the embedded provider at {} (any user name; claims on its login page)", oidcIssuer);
 
+    if (!options.noIngress()) {
+      // Before the api: its session URLs name the ingress's port.
+      ingressPort = options.ingressPort() == 0 ? DevIngress.freePort() : options.ingressPort();
+      ingress = DevIngress.start(options.nginx(), ingressPort, apiUrl(), dataDir.resolve("ingress"), this::clusters);
+      started.push(ingress);
+      log.info("ingress: nginx on 127.0.0.1:{} answers the session URLs of *.localhost", ingressPort);
+    }
+
     Path keyDir = dataDir.resolve("keys");
     Files.deleteIfExists(adminTokenFile());
     List<String> args = new ArrayList<>(List.of(
@@ -139,6 +149,11 @@ public final class DevRuntime implements AutoCloseable {
     if (temporalUiUrl != null) {
       args.add("--gshare.temporal.ui-url=" + temporalUiUrl);
     }
+    if (ingress != null) {
+      // The loopback ingress answers plain HTTP on its own port: session URLs say so.
+      args.add("--gshare.sessions.url-scheme=http");
+      args.add("--gshare.sessions.url-port=" + ingressPort);
+    }
     if (options.logDir() != null) {
       args.add("--gshare.cluster-worker.local.log-dir=" + options.logDir().toAbsolutePath());
     }
@@ -158,7 +173,8 @@ public final class DevRuntime implements AutoCloseable {
           SimulatedCluster.Options.defaults().withName(name).withPort(options.simulatorPort() + i - 1));
       started.push(simulator);
       Path kubeconfig = simulator.writeKubeconfig(dataDir.resolve(name + ".kubeconfig"));
-      String domain = "gshare." + name + ".example.com";
+      // *.localhost: browsers and curl resolve it to loopback, where the ingress listens; no DNS set-up.
+      String domain = "gshare." + name + ".localhost";
       clusters.add(new AttachedCluster(attach(name, Files.readString(kubeconfig), domain), name, domain, simulator, kubeconfig));
     }
     writeStateFile(keyDir);
@@ -198,7 +214,7 @@ public final class DevRuntime implements AutoCloseable {
         ? call("POST", "/api/v1/clusters", json.writeValueAsString(
             Map.of("name", name, "kubeconfig", kubeconfig, "session_domain", domain,
                 "checkpoint_registry", "registry." + domain + ":5000/gshare-checkpoints")))
-        : call("POST", "/api/v1/clusters/" + existing.path("id").asText() + "/attach", "{}");
+        : reattach(existing, domain);
     String id = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();
     log.info("attaching simulated cluster {} as {} (operation {})", name, id, operation);
@@ -215,6 +231,16 @@ public final class DevRuntime implements AutoCloseable {
       }
     }
     throw new IllegalStateException("attaching " + name + " did not finish within 240s");
+  }
+
+  /** Attaches a cluster a kept data directory knows, first moving it to this runtime's session domain if it differs. */
+  private JsonNode reattach(JsonNode existing, String domain) throws IOException {
+    String id = existing.path("id").asText();
+    if (!domain.equals(existing.path("session_domain").asText())) {
+      log.info("moving cluster {} from session domain {} to {}", id, existing.path("session_domain").asText(), domain);
+      call("PATCH", "/api/v1/clusters/" + id, json.writeValueAsString(Map.of("session_domain", domain)));
+    }
+    return call("POST", "/api/v1/clusters/" + id + "/attach", "{}");
   }
 
   private JsonNode call(String method, String path, String body) throws IOException {
@@ -307,6 +333,16 @@ public final class DevRuntime implements AutoCloseable {
   /** The embedded OpenID Connect provider's issuer. */
   public String oidcIssuer() {
     return oidcIssuer;
+  }
+
+  /** Where a cluster's session URLs start: {@code http://<domain>:<ingress port>}, or {@code https://<domain>} without an ingress. */
+  public String sessionOrigin(AttachedCluster cluster) {
+    return ingress == null ? "https://" + cluster.sessionDomain() : "http://" + cluster.sessionDomain() + ":" + ingressPort;
+  }
+
+  /** Whether session URLs open here (an ingress runs). */
+  public boolean hasIngress() {
+    return ingress != null;
   }
 
   /** Where a browser signs in. */

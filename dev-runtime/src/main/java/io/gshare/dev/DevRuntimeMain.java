@@ -53,9 +53,11 @@ public final class DevRuntimeMain {
     StringBuilder clusters = new StringBuilder();
     for (DevRuntime.AttachedCluster c : runtime.clusters()) {
       clusters.append("""
-           cluster        %s (%s): Kubernetes API %s (simulator), sessions on %s
+           cluster        %s (%s): Kubernetes API %s (simulator)
+                          sessions at %s/s/<id>/%s
                           kubeconfig %s
-          """.formatted(c.id(), c.name(), c.simulator().url(), c.sessionDomain(), c.kubeconfig()));
+          """.formatted(c.id(), c.name(), c.simulator().url(), runtime.sessionOrigin(c),
+              runtime.hasIngress() ? " (nginx as its ingress)" : " (--no-ingress: they open nowhere)", c.kubeconfig()));
     }
     String first = runtime.clusters().get(0).id();
     return """
@@ -124,8 +126,14 @@ public final class DevRuntimeMain {
     if (lines.isEmpty()) {
       return text.append(" The demo data is incomplete (above), so there is no first session to print.\n").toString();
     }
-    text.append(" A first session, as the demo user (create; watch until running; its URL and the check its\n")
-        .append(" ingress makes before letting you in: 200. The cluster is simulated, so nothing answers the URL):\n");
+    if (runtime.hasIngress()) {
+      text.append(" A first session in the browser: open the console, sign in as ").append(DemoCatalogue.DEMO_EMAIL)
+          .append(", Sessions ->\n Start session, then open its URL (the simulated cluster's stand-in answers it).\n")
+          .append(" The same with curl, as the demo user (create; watch until running; open its URL through the ingress: 200):\n");
+    } else {
+      text.append(" A first session, as the demo user (create; watch until running; its URL and the check its\n")
+          .append(" ingress makes before letting you in: 200. --no-ingress: nothing answers the URL):\n");
+    }
     for (String line : lines) {
       text.append("   ").append(line).append('\n');
     }
@@ -153,6 +161,7 @@ public final class DevRuntimeMain {
             + " printf '%s\\n' \"${S:-${R:-no answer}}\"; printf '%s' \"${S:-$R}\" | grep -qE 'running|paused|failed|terminated|\"code\"';"
             + " do sleep 2; done",
         "URL=$(curl -s " + session + " " + auth + " | grep -oE '\"url\":\"[^\"]*\"' | cut -d'\"' -f4); echo \"$URL\"; curl -s -o /dev/null"
-            + " -w '%{http_code}\\n' " + api + "/internal/connect/verify " + auth + " -H \"X-Original-URL: $URL\"");
+            + " -w '%{http_code}\\n' " + (runtime.hasIngress() ? "\"$URL\" " + auth
+                : api + "/internal/connect/verify " + auth + " -H \"X-Original-URL: $URL\""));
   }
 }

@@ -16,6 +16,10 @@ import java.util.Map;
  * @param logDir where child processes write their output; null means this terminal
  * @param oidcPort the embedded OpenID Connect provider the browser sign-in uses (0 picks a free one)
  * @param noDemo do not seed the demo catalogue ({@link DemoCatalogue}): offerings, an image, a demo user and credits
+ * @param ingressPort where the simulated clusters' ingress (nginx, {@link DevIngress}) answers session URLs (0 picks a
+ *     free one)
+ * @param nginx the nginx binary the ingress runs
+ * @param noIngress run no ingress: session URLs are then {@code https://<domain>/...} and open nowhere
  */
 public record DevRuntimeOptions(
     Path dataDir,
@@ -36,7 +40,10 @@ public record DevRuntimeOptions(
     Path seed,
     Path logDir,
     int oidcPort,
-    boolean noDemo) {
+    boolean noDemo,
+    int ingressPort,
+    Path nginx,
+    boolean noIngress) {
 
   public static final String USAGE = """
       usage: gshare-dev [options]      (make dev runs it after building)
@@ -59,12 +66,16 @@ public record DevRuntimeOptions(
         --api-jar FILE          default api/target/gshare-api.jar
         --worker-jar FILE       default cluster-worker/target/gshare-cluster-worker.jar
         --log-dir DIR           write the api and cluster-worker output to DIR instead of this terminal
+        --ingress-port N        the simulated clusters' ingress: session URLs http://gshare.<cluster>.localhost:N/s/<id>/
+                                open in a browser through it (default 8081, env GSHARE_INGRESS_PORT)
+        --nginx FILE            the nginx the ingress runs (env GSHARE_NGINX; default .tools/bin/nginx, from make tools)
+        --no-ingress            run no ingress: session URLs are https://gshare.<cluster>.localhost/s/<id>/ and open nowhere
         --no-demo               do not seed the demo data (named "demo: ..."): an offering per simulated GPU
                                 model and mode, a Jupyter image, user demo@example.com and its token in
                                 <data dir>/demo.token, credits for it and the super admin (env GSHARE_DEV_NO_DEMO=1)""";
 
   /** Options that take no value ({@code --no-demo}, or {@code --no-demo=false}). */
-  private static final List<String> SWITCHES = List.of("no-demo");
+  private static final List<String> SWITCHES = List.of("no-demo", "no-ingress");
 
   public static DevRuntimeOptions parse(String[] args, Map<String, String> env) {
     Map<String, String> flags = new java.util.HashMap<>();
@@ -93,7 +104,7 @@ public record DevRuntimeOptions(
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
         "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
-        "no-demo");
+        "no-demo", "ingress-port", "nginx", "no-ingress");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -132,6 +143,12 @@ public record DevRuntimeOptions(
     boolean noDemo = flags.containsKey("no-demo")
         ? bool(flags.get("no-demo"), "--no-demo", problems)
         : bool(env.getOrDefault("GSHARE_DEV_NO_DEMO", "false"), "GSHARE_DEV_NO_DEMO", problems);
+    boolean noIngress = flags.containsKey("no-ingress") && bool(flags.get("no-ingress"), "--no-ingress", problems);
+    int ingressPort = port(flags.getOrDefault("ingress-port", env.getOrDefault("GSHARE_INGRESS_PORT", "8081")), "ingress-port", problems);
+    Path nginx = Path.of(flags.getOrDefault("nginx", env.getOrDefault("GSHARE_NGINX", ".tools/bin/nginx")));
+    if (!noIngress && !nginx.toFile().canExecute()) {
+      problems.add(nginx + " is not an executable nginx (run make tools, name one with --nginx, or start with --no-ingress)");
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
@@ -139,7 +156,8 @@ public record DevRuntimeOptions(
         dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
-        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo);
+        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
+        ingressPort, nginx, noIngress);
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

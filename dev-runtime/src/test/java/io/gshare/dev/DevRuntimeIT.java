@@ -134,7 +134,7 @@ class DevRuntimeIT {
       String chosen = running.at("/session/cluster_id").asText();
       DevRuntime.AttachedCluster placed = runtime.clusters().stream().filter(c -> c.id().equals(chosen)).findFirst()
           .orElseThrow(() -> new AssertionError("session on an unknown cluster: " + running));
-      assertThat(running.at("/session/url").asText()).startsWith("https://" + placed.sessionDomain() + "/s/" + sessionId);
+      assertThat(running.at("/session/url").asText()).startsWith("http://" + placed.sessionDomain() + ":" + options.ingressPort() + "/s/" + sessionId);
       try (Temporal t = new Temporal(runtime.temporalAddress())) {
         sessionRunId = t.workflows().newUntypedWorkflowStub("session-" + sessionId).describe().getExecution().getRunId();
         scheduleCreatedAt = t.schedules().getHandle("metering-sweep").describe().getInfo().getCreatedAt();
@@ -316,7 +316,10 @@ class DevRuntimeIT {
     assertThat(id).matches("ses_[0-9a-z]{16}");
     JsonNode running = awaitSession(runtime, id, "running");
     String url = running.at("/session/url").asText();
-    assertThat(url).isEqualTo("https://" + sessionDomainOf(runtime, running) + "/s/" + id + "/");
+    DevRuntime.AttachedCluster placed = runtime.clusters().stream()
+        .filter(c -> c.id().equals(running.at("/session/cluster_id").asText())).findFirst().orElseThrow();
+    assertThat(url).isEqualTo(runtime.sessionOrigin(placed) + "/s/" + id + "/");
+    assertThat(url).startsWith("http://" + placed.sessionDomain() + ":");
     assertThat(connectVerify(runtime, demoToken, url).statusCode()).isEqualTo(200);
     // Only its owner opens it: the super admin gets 403.
     assertThat(connectVerify(runtime, runtime.adminToken(), url).statusCode()).isEqualTo(403);
@@ -326,8 +329,8 @@ class DevRuntimeIT {
     if (onPath("bash") && onPath("curl")) {
       ProcessBuilder paste = new ProcessBuilder("bash", "-c", String.join("\n", lines)).redirectErrorStream(true);
       // A proxy set in this environment must not take curl's loopback calls (Java's client ignores it).
-      paste.environment().put("NO_PROXY", "127.0.0.1,localhost");
-      paste.environment().put("no_proxy", "127.0.0.1,localhost");
+      paste.environment().put("NO_PROXY", "127.0.0.1,localhost,.localhost");
+      paste.environment().put("no_proxy", "127.0.0.1,localhost,.localhost");
       Process shell = paste.start();
       boolean ended = shell.waitFor(150, TimeUnit.SECONDS);
       if (!ended) {
@@ -354,13 +357,6 @@ class DevRuntimeIT {
       send(runtime, "DELETE", "/api/v1/sessions/" + session, null, demoToken);
       awaitSession(runtime, session, "terminated");
     }
-  }
-
-  /** The session domain of the cluster a session runs on. */
-  private static String sessionDomainOf(DevRuntime runtime, JsonNode session) {
-    String cluster = session.at("/session/cluster_id").asText();
-    return runtime.clusters().stream().filter(c -> c.id().equals(cluster)).findFirst()
-        .orElseThrow(() -> new AssertionError("session on an unknown cluster: " + session)).sessionDomain();
   }
 
   /** What a session's ingress asks before letting a browser in (ingress-nginx's auth-url shape). */
@@ -543,6 +539,9 @@ class DevRuntimeIT {
         "--temporal-ui-port", String.valueOf(freePort()),
         "--oidc-port", String.valueOf(freePort()),
         "--temporal-cli", System.getProperty("gshare.dev.temporal-cli"),
+        "--nginx", System.getProperty("gshare.dev.nginx"),
+        // Kept across a restart, as make dev's default is: recorded session URLs name it.
+        "--ingress-port", String.valueOf(previous != null ? previous.ingressPort() : freePort()),
         "--postgres-port", String.valueOf(freePort()),
         "--simulator-port", String.valueOf(simulatorPort),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),

@@ -31,7 +31,7 @@ class DevRuntimeOptionsTest {
   /** Options that pass the file checks (an external Temporal: no CLI needed), then {@code extra}. */
   private String[] args(String... extra) {
     List<String> args = new ArrayList<>(List.of("--api-jar", apiJar.toString(), "--worker-jar", workerJar.toString(),
-        "--temporal-address", "127.0.0.1:7233"));
+        "--temporal-address", "127.0.0.1:7233", "--no-ingress"));
     args.addAll(List.of(extra));
     return args.toArray(String[]::new);
   }
@@ -88,5 +88,32 @@ class DevRuntimeOptionsTest {
         .hasMessageContaining("--http-port 'eighty' is not a number")
         .hasMessageContaining("unknown option --bogus")
         .hasMessageContaining("--temporal-address 'nope' is not host:port");
+  }
+
+  @Test
+  void theIngressNeedsAnExecutableNginxUnlessItIsTurnedOff() throws IOException {
+    List<String> base = List.of("--api-jar", apiJar.toString(), "--worker-jar", workerJar.toString(),
+        "--temporal-address", "127.0.0.1:7233");
+    Path missing = dir.resolve("no-nginx");
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(concat(base, "--nginx", missing.toString()), Map.of()))
+        .hasMessageContaining(missing + " is not an executable nginx")
+        .hasMessageContaining("--no-ingress");
+    Path nginx = Files.createFile(dir.resolve("nginx"));
+    assertThat(nginx.toFile().setExecutable(true)).isTrue();
+    DevRuntimeOptions options = DevRuntimeOptions.parse(concat(base, "--nginx", nginx.toString()), Map.of());
+    assertThat(options.noIngress()).isFalse();
+    assertThat(options.ingressPort()).isEqualTo(8081);
+    assertThat(options.nginx()).isEqualTo(nginx);
+    assertThat(DevRuntimeOptions.parse(concat(base, "--nginx", nginx.toString()), Map.of("GSHARE_INGRESS_PORT", "9443"))
+        .ingressPort()).isEqualTo(9443);
+    assertThat(DevRuntimeOptions.parse(concat(base, "--nginx", missing.toString(), "--no-ingress"), Map.of()).noIngress()).isTrue();
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(concat(base, "--no-ingress", "--ingress-port", "x"), Map.of()))
+        .hasMessageContaining("--ingress-port 'x' is not a number");
+  }
+
+  private static String[] concat(List<String> base, String... extra) {
+    List<String> all = new ArrayList<>(base);
+    all.addAll(List.of(extra));
+    return all.toArray(String[]::new);
   }
 }

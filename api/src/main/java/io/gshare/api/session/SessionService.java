@@ -56,6 +56,7 @@ public class SessionService {
   private final io.gshare.core.cluster.ClusterRepository clusterRoutes;
   private final String authUrl;
   private final String signInUrl;
+  private final io.gshare.workflows.session.SessionUrlForm urlForm;
 
   SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
       PlacementService placement, OfferingRepository offerings,
@@ -73,6 +74,7 @@ public class SessionService {
     this.transactions = transactions;
     this.authUrl = properties.authUrl();
     this.signInUrl = properties.signInUrl();
+    this.urlForm = properties.urlForm();
     this.controlPlaneUrl = worker.controlPlaneUrl();
     this.checkpointBuilderImage = properties.checkpointBuilderImage();
   }
@@ -98,7 +100,9 @@ public class SessionService {
     return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl(),
         policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
         MaxRuntimeAction.fromWire(policy.maxRuntimeAction()), volume, checkpointTarget(checkpointRegistry),
-        clusterRoutes.sessionRouteOf(clusterId), signInUrl());
+        clusterRoutes.sessionRouteOf(clusterId), signInUrl(),
+        // Production's form stays out of the spec: its URL is spelled as before the form existed.
+        urlForm.equals(io.gshare.workflows.session.SessionUrlForm.HTTPS) ? null : urlForm);
   }
 
   /**

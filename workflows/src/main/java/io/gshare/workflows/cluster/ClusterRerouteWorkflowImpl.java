@@ -54,7 +54,7 @@ public class ClusterRerouteWorkflowImpl implements ClusterRerouteWorkflow {
   public OperationProgress reroute(ClusterRerouteRequest request) {
     progress = new Progress(WorkflowIds.clusterReroute(request.clusterId()), "cluster.reroute", request.clusterId(),
         List.of(LIST));
-    String where = "https://" + request.change().sessionDomain() + "/s/";
+    String where = request.change().sessionDomain() + "/s/";
     List<String> live;
     try {
       progress.start(LIST);

@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param route how the cluster routes the session's URL; null (specs recorded before it existed): ingress-nginx
  * @param signInUrl where a browser without a cookie on the session domain is sent to sign in (the console's
  *     {@code /auth/connect}); null (specs recorded before it existed): no redirect, a 401
+ * @param urlForm the scheme and port of the session's URL around its domain; null (specs recorded before it existed,
+ *     and production's default): {@link SessionUrlForm#HTTPS}
  */
 public record SessionSpec(
     String sessionId,
@@ -28,7 +30,15 @@ public record SessionSpec(
     SessionVolume volume,
     CheckpointTarget checkpointTarget,
     SessionRoute route,
-    String signInUrl) {
+    String signInUrl,
+    SessionUrlForm urlForm) {
+
+  public SessionSpec(String sessionId, String userId, String clusterId, String imageReference, int port, String path,
+      String sessionDomain, String authUrl, Duration maxRuntime, MaxRuntimeAction maxRuntimeAction,
+      SessionVolume volume, CheckpointTarget checkpointTarget, SessionRoute route, String signInUrl) {
+    this(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl, maxRuntime, maxRuntimeAction,
+        volume, checkpointTarget, route, signInUrl, null);
+  }
 
   public SessionSpec(String sessionId, String userId, String clusterId, String imageReference, int port, String path,
       String sessionDomain, String authUrl, Duration maxRuntime, MaxRuntimeAction maxRuntimeAction,
@@ -47,6 +57,11 @@ public record SessionSpec(
   /** The same spec on another session domain and routing (the cluster's changed; see {@link SessionReroute}). */
   public SessionSpec rerouted(SessionReroute change) {
     return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, change.sessionDomain(), authUrl,
-        maxRuntime, maxRuntimeAction, volume, checkpointTarget, change.route(), signInUrl);
+        maxRuntime, maxRuntimeAction, volume, checkpointTarget, change.route(), signInUrl, urlForm);
+  }
+
+  /** The session's URL: {@code https://<domain>/s/<id>/}, or as {@link #urlForm} spells it. */
+  public String url() {
+    return SessionUrlForm.urlOf(urlForm, sessionDomain, sessionId);
   }
 }

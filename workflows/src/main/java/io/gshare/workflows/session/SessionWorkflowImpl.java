@@ -326,7 +326,8 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   private static String urlOf(SessionSpec spec) {
-    return "https://" + spec.sessionDomain() + "/s/" + spec.sessionId() + "/";
+    // The same string as before urlForm existed when the spec has none: recorded histories replay unchanged.
+    return spec.url();
   }
 
   /**

@@ -96,6 +96,20 @@ class SessionWorkflowTest {
   }
 
   @Test
+  void aSpecWithAUrlFormSpellsTheUrlItsIngressAnswers(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
+    SessionSpec base = spec(null, null, VOLUME, TARGET);
+    SessionSpec loopback = new SessionSpec(base.sessionId(), base.userId(), base.clusterId(), base.imageReference(),
+        base.port(), base.path(), base.sessionDomain(), base.authUrl(), base.maxRuntime(), base.maxRuntimeAction(),
+        base.volume(), base.checkpointTarget(), base.route(), base.signInUrl(), new SessionUrlForm("http", 8081));
+    SessionWorkflow session = begin(env, client, worker, new SessionStart(loopback, SessionSnapshot.creating(placement(true))));
+    awaitState(env, session, SessionState.RUNNING);
+    assertThat(session.view().url()).isEqualTo("http://gshare.lab.example.com:8081/s/ses_1/");
+    // A rerouted spec keeps its form.
+    assertThat(loopback.rerouted(new SessionReroute("gshare.lab2.example.com", base.route())).url())
+        .isEqualTo("http://gshare.lab2.example.com:8081/s/ses_1/");
+  }
+
+  @Test
   void aSessionRunsPausesLosslesslyResumesAndTerminates(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(true, null, null));
     awaitState(env, session, SessionState.RUNNING);
