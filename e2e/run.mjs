@@ -50,6 +50,14 @@ async function signIn(page, api, email, roles = []) {
   await page.locator("#who").filter({ hasText: email }).waitFor();
 }
 
+/** Every visible form control on the page has a label a screen reader announces (label element, aria-label(ledby)). */
+async function unlabelledControls(page) {
+  return page.evaluate(() => [...document.querySelectorAll("main input, main select, main textarea")]
+    .filter((el) => el.type !== "hidden" && el.offsetParent !== null)
+    .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby"))
+    .map((el) => el.id || el.name || el.outerHTML.slice(0, 80)));
+}
+
 async function stateIs(page, state, seconds = 90) {
   await page.locator("#session-state").filter({ hasText: new RegExp(`^${state}$`) }).waitFor({ timeout: seconds * 1000 });
 }
@@ -77,15 +85,19 @@ async function main() {
     await user.screenshot({ path: join(SHOTS, "sessions.png"), fullPage: true });
   });
 
-  await scenario("a user creates a session, watches it reach running and its live usage chart fill", async () => {
+  await scenario("a user creates a session from the keyboard, watches it reach running and its live usage chart fill", async () => {
     await user.goto(`${api}/#/sessions`);
     const offering = user.locator("#offering-select");
     await offering.locator("option").nth(1).waitFor({ state: "attached" });
     const h100 = await offering.locator("option", { hasText: /H100/ }).first().getAttribute("value");
     await offering.selectOption(h100);
     await user.locator("#availability-answer").filter({ hasText: "Can start now" }).waitFor();
-    await user.getByLabel("Name").fill("e2e notebook");
-    await user.getByRole("button", { name: "Start session" }).click();
+    const unlabelled = await unlabelledControls(user);
+    expect(unlabelled.length === 0, `the sessions page has form controls without a label: ${unlabelled.join(", ")}`);
+    // From the keyboard: focus the name by its label, type it, Enter submits the form.
+    await user.getByLabel("Name").focus();
+    await user.keyboard.type("e2e notebook");
+    await user.keyboard.press("Enter");
     await user.waitForURL(/#\/sessions\/ses_/);
     sessionId = user.url().split("/").pop();
     await stateIs(user, "running");
@@ -175,6 +187,8 @@ async function main() {
       await admin.goto(`${api}/#/${route}`);
       // A page with nothing to list shows a note in words instead of an empty table.
       await admin.locator(`${table}, main p.empty`).first().waitFor();
+      const unlabelled = await unlabelledControls(admin);
+      expect(unlabelled.length === 0, `#/${route} has form controls without a label: ${unlabelled.join(", ")}`);
       const shown = await admin.locator("main .alert:not([hidden])").allTextContents();
       expect(shown.every((text) => !/could not/i.test(text)), `#/${route} shows an error: ${shown.join("; ")}`);
       await admin.screenshot({ path: join(SHOTS, `${route}.png`), fullPage: true });
