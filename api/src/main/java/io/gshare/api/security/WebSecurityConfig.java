@@ -118,10 +118,12 @@ class WebSecurityConfig implements WebMvcConfigurer {
           String path = path(request);
           return path.equals(io.gshare.api.signin.SignInPaths.LOGIN) || path.equals(io.gshare.api.signin.SignInPaths.LOGOUT)
               || path.equals(io.gshare.api.signin.SignInPaths.CONNECT)
+              || path.equals(io.gshare.api.signin.SignInPaths.CLI) || path.equals(io.gshare.api.signin.SignInPaths.CLI_TOKEN)
               || path.startsWith(io.gshare.api.signin.SignInPaths.AUTHORIZATION + "/")
               || path.startsWith(io.gshare.api.signin.SignInPaths.CALLBACK + "/");
         })
-        // logout checks the double-submit CSRF header itself; login is a GET that changes nothing
+        // logout checks the double-submit CSRF header itself; login is a GET that changes nothing; the CLI's token
+        // exchange carries no cookie, only the one-time code and its PKCE verifier
         .csrf(AbstractHttpConfigurer::disable)
         .sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.IF_REQUIRED))
         .requestCache(AbstractHttpConfigurer::disable)

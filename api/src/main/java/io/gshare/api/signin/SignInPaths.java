@@ -12,6 +12,13 @@ public final class SignInPaths {
    * session URL) and is sent back to it with a one-time code, signing in first where needed.
    */
   public static final String CONNECT = "/auth/connect";
+  /**
+   * The gshare CLI's sign-in: a browser arrives with the CLI's loopback port, state and PKCE challenge, signs in
+   * where needed, and is sent to {@code http://127.0.0.1:<port>/callback} with a one-time code.
+   */
+  public static final String CLI = "/auth/cli";
+  /** Where the CLI redeems that code with its PKCE verifier for an API token. */
+  public static final String CLI_TOKEN = "/auth/cli/token";
   /** The query parameter that carries the one-time code to the session URL. */
   public static final String CODE_PARAM = "gshare_code";
   /** Spring Security's redirect to the provider, per registration. */

@@ -19,7 +19,8 @@ class DefaultDenyIT extends ApiIntegrationTest {
   // The verify paths give their own verdicts (ConnectVerifyIT): the ingress-nginx shape and Envoy Gateway's.
   private static final Set<String> OPEN = Set.of(OpenPaths.HEALTHZ, OpenPaths.INTERNAL_JWKS, OpenPaths.CONNECT_VERIFY,
       OpenPaths.CONNECT_VERIFY + "/**", io.gshare.api.signin.SignInPaths.LOGIN, io.gshare.api.signin.SignInPaths.LOGOUT,
-      io.gshare.api.signin.SignInPaths.CONNECT);
+      io.gshare.api.signin.SignInPaths.CONNECT, io.gshare.api.signin.SignInPaths.CLI,
+      io.gshare.api.signin.SignInPaths.CLI_TOKEN);
 
   @Autowired ObjectMapper json;
   @Autowired @Qualifier("requestMappingHandlerMapping") RequestMappingHandlerMapping mappings;

@@ -1,0 +1,7 @@
+package io.gshare.cli.login;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
+/** {@code GET /api/v1/users/me}: who a token signs in. */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record Me(String id, String email, String displayName, String role, String teamId) {}

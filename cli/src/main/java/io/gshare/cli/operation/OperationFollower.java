@@ -1,0 +1,51 @@
+package io.gshare.cli.operation;
+
+import io.gshare.cli.support.ApiClient;
+import io.gshare.cli.support.CliException;
+import java.time.Duration;
+import java.time.Instant;
+
+/** Follows a long operation to its end, showing its steps as they move; a failed operation is a failed command. */
+public final class OperationFollower {
+
+  private final ApiClient api;
+  private final Duration poll;
+  private final StepsPrinter printer;
+
+  public OperationFollower(ApiClient api, Duration poll, StepsPrinter printer) {
+    this.api = api;
+    this.poll = poll;
+    this.printer = printer;
+  }
+
+  public Operation follow(String operationId, Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (true) {
+      Operation operation = api.get("/api/v1/operations/" + ApiClient.segment(operationId), Operation.class);
+      printer.show(operation.kind() + " " + operation.objectId(), operation.steps());
+      if (!operation.running()) {
+        if (!Operation.COMPLETED.equals(operation.status())) {
+          throw new CliException("operation " + operationId + " " + operation.status()
+              + (operation.error() == null ? "" : ": " + operation.error())
+              + (operation.temporalUiUrl() == null ? "" : " (trace: " + operation.temporalUiUrl() + ")"));
+        }
+        return operation;
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new CliException("operation " + operationId + " still running after " + timeout.toSeconds()
+            + " s (next step: " + operation.nextStep() + "); follow it with: gshare operations get " + operationId
+            + " --wait");
+      }
+      sleep(poll);
+    }
+  }
+
+  public static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CliException("interrupted", e);
+    }
+  }
+}
