@@ -108,6 +108,7 @@ public final class GshareCli implements Runnable {
     cli.setErr(env.terminal().err());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setUsageHelpAutoWidth(true);
+    withExamples(cli);
     cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
       if (e instanceof ApiProblemException problem) {
         env.terminal().err().println(problem.problem().describe());
@@ -123,6 +124,25 @@ public final class GshareCli implements Runnable {
       return EXIT_FAILED;
     });
     return cli;
+  }
+
+  /**
+   * Every command's help ends with examples: a command that spells none (the catalogue's shared list, get, create,
+   * ...) gets one made from its full name and its parameters, e.g. {@code gshare offerings get ID}.
+   */
+  private static void withExamples(CommandLine command) {
+    CommandLine.Model.UsageMessageSpec usage = command.getCommandSpec().usageMessage();
+    if (usage.footer().length == 0 && command.getSubcommands().isEmpty()) {
+      StringBuilder example = new StringBuilder("  ").append(command.getCommandSpec().qualifiedName());
+      command.getCommandSpec().positionalParameters().forEach(p -> example.append(' ').append(p.paramLabel()));
+      command.getCommandSpec().options().stream().filter(CommandLine.Model.OptionSpec::required)
+          .forEach(o -> example.append(' ').append(o.longestName()).append(' ').append(o.paramLabel()));
+      if (command.getCommandSpec().findOption("--set") != null) {
+        example.append(" --set name=value");
+      }
+      usage.footerHeading("%nExamples:%n").footer(example.toString());
+    }
+    command.getSubcommands().values().stream().distinct().forEach(GshareCli::withExamples);
   }
 
   /** {@code -o}'s values, case-insensitive. */

@@ -94,9 +94,9 @@ public final class UsageAgent {
    * node, for {@link ReportLoop} to log once per change of answer.
    */
   void tick() throws Exception {
-    Map<String, List<LiveUsage.Sample>> byNode = sample();
+    Map<String, List<LiveUsage.SessionSample>> byNode = sample();
     Exception failed = null;
-    for (Map.Entry<String, List<LiveUsage.Sample>> node : byNode.entrySet()) {
+    for (Map.Entry<String, List<LiveUsage.SessionSample>> node : byNode.entrySet()) {
       try {
         controlPlane.post(InternalPaths.LIVE_USAGE, new LiveUsage(node.getKey(), node.getValue()));
       } catch (InterruptedException e) {
@@ -111,11 +111,11 @@ public final class UsageAgent {
   }
 
   /** This tick's samples by node; a pod without a sample yet (its first reading) is left out. */
-  Map<String, List<LiveUsage.Sample>> sample() throws InterruptedException {
+  Map<String, List<LiveUsage.SessionSample>> sample() throws InterruptedException {
     List<Pod> running = sessionPods();
     Map<String, HamiGpuSeries.PodGpu> gpu = gpu();
     Instant sampledAt = clock.instant();
-    Map<String, List<LiveUsage.Sample>> byNode = new TreeMap<>();
+    Map<String, List<LiveUsage.SessionSample>> byNode = new TreeMap<>();
     Set<String> uids = new HashSet<>();
     for (Pod pod : running) {
       String uid = pod.getMetadata().getUid();
@@ -127,7 +127,7 @@ public final class UsageAgent {
       uids.add(uid);
       sampler.sample(uid, containerIds(pod)).ifPresent(usage -> {
         HamiGpuSeries.PodGpu g = gpu == null ? null : gpu.get(pod.getMetadata().getName());
-        byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(new LiveUsage.Sample(session, sampledAt,
+        byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(new LiveUsage.SessionSample(session, sampledAt,
             usage.cpuCores(), usage.memoryBytes(), usage.ioReadBytesPerSecond(), usage.ioWriteBytesPerSecond(),
             g == null ? null : g.memoryBytes(), g == null ? null : g.utilPercent()));
       });

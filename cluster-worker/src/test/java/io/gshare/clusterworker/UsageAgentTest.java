@@ -133,7 +133,7 @@ class UsageAgentTest {
         assertThat(post.usage().node()).isEqualTo("gpu-a");
         assertThat(post.authorization()).isEqualTo("Bearer header.payload.signature");
         // ses_b runs on another node; not-a-session is no session
-        assertThat(post.usage().samples()).extracting(LiveUsage.Sample::sessionId).containsExactly("ses_a");
+        assertThat(post.usage().samples()).extracting(LiveUsage.SessionSample::sessionId).containsExactly("ses_a");
       });
       assertThat(controlPlane.samples("ses_a")).allSatisfy(s -> {
         assertThat(s.cpuCores()).isBetween(0.1, 2.0);
@@ -143,7 +143,7 @@ class UsageAgentTest {
         assertThat(s.gpuMemoryBytes()).isEqualTo((1L << 30) + (1L << 29));
         assertThat(s.gpuUtilPercent()).isEqualTo(62.5);
       });
-      List<LiveUsage.Sample> samples = controlPlane.samples("ses_a");
+      List<LiveUsage.SessionSample> samples = controlPlane.samples("ses_a");
       for (int i = 1; i < samples.size(); i++) {
         assertThat(samples.get(i).sampledAt()).isAfter(samples.get(i - 1).sampledAt());
       }
@@ -161,7 +161,7 @@ class UsageAgentTest {
           && !controlPlane.samples("ses_b").isEmpty());
     }
     assertThat(controlPlane.posts).allSatisfy(post -> assertThat(post.usage().samples())
-        .extracting(LiveUsage.Sample::sessionId).containsExactly(post.usage().node().equals("gpu-a") ? "ses_a" : "ses_b"));
+        .extracting(LiveUsage.SessionSample::sessionId).containsExactly(post.usage().node().equals("gpu-a") ? "ses_a" : "ses_b"));
     // The simulator's monitor serves HAMi's utilization ratio (0 to 1), and no memory series.
     assertThat(controlPlane.samples("ses_a")).allSatisfy(s -> {
       assertThat(s.gpuUtilPercent()).isEqualTo(40.0);
@@ -277,7 +277,7 @@ class UsageAgentTest {
       return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    List<LiveUsage.Sample> samples(String sessionId) {
+    List<LiveUsage.SessionSample> samples(String sessionId) {
       return posts.stream().flatMap(p -> p.usage().samples().stream()).filter(s -> s.sessionId().equals(sessionId))
           .toList();
     }

@@ -137,6 +137,11 @@ public final class DevRuntimeMain {
     for (String line : lines) {
       text.append("   ").append(line).append('\n');
     }
+    text.append(" The same with the gshare CLI (make cli; docs/cli.md), progress shown as it goes:\n")
+        .append("   cli/bin/gshare login --server ").append(runtime.apiUrl()).append(" --token-stdin < ")
+        .append(demo.tokenFile()).append('\n')
+        .append("   cli/bin/gshare sessions create --offering ").append(demo.offerings().get(0).id())
+        .append(" --image ").append(demo.imageId()).append(" --wait\n");
     return text.toString();
   }
 

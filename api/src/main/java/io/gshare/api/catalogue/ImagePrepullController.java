@@ -37,6 +37,7 @@ class ImagePrepullController {
 
   record OperationRef(String id, String href) {}
 
+  @io.swagger.v3.oas.annotations.media.Schema(name = "PrepullAccepted")
   record Accepted(ImageRef image, Map<String, List<String>> nodes, OperationRef operation) {}
 
   @PostMapping("/api/v1/images/{id}/prepull")

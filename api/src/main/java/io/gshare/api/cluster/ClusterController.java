@@ -70,6 +70,7 @@ class ClusterController {
 
   record OperationRef(String id, String href) {}
 
+  @io.swagger.v3.oas.annotations.media.Schema(name = "ClusterOperationAccepted")
   record Accepted(Cluster cluster, OperationRef operation) {}
 
   @PostMapping

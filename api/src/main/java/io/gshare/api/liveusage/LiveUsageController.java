@@ -91,7 +91,7 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
   /** One viewer's stream: a bounded queue drained in order by one sender at a time. */
   private final class Stream {
     private final SseEmitter emitter;
-    private final Deque<LiveUsage.Sample> queue = new ArrayDeque<>();
+    private final Deque<LiveUsage.SessionSample> queue = new ArrayDeque<>();
     private final AtomicBoolean draining = new AtomicBoolean();
     private Instant lastQueued = Instant.MIN;
     private volatile AutoCloseable handle;
@@ -108,7 +108,7 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
       this.handle = handle;
     }
 
-    synchronized void offer(LiveUsage.Sample sample) {
+    synchronized void offer(LiveUsage.SessionSample sample) {
       if (closed || !sample.sampledAt().isAfter(lastQueued)) {
         return;
       }
@@ -124,7 +124,7 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
 
     private void drain() {
       while (true) {
-        LiveUsage.Sample next;
+        LiveUsage.SessionSample next;
         synchronized (this) {
           next = queue.pollFirst();
           if (next == null) {

@@ -10,7 +10,7 @@ import java.time.Instant;
 public record LiveUsagePoint(Instant sampledAt, double cpuCores, long memoryBytes, double ioReadBytesPerSecond,
     double ioWriteBytesPerSecond, Long gpuMemoryBytes, Double gpuUtilPercent) {
 
-  static LiveUsagePoint of(LiveUsage.Sample s) {
+  static LiveUsagePoint of(LiveUsage.SessionSample s) {
     return new LiveUsagePoint(s.sampledAt(), s.cpuCores(), s.memoryBytes(), s.ioReadBytesPerSecond(),
         s.ioWriteBytesPerSecond(), s.gpuMemoryBytes(), s.gpuUtilPercent());
   }

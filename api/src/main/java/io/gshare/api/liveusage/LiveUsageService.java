@@ -41,15 +41,15 @@ public class LiveUsageService {
    * its session ended.
    */
   public int accept(Caller.Operator caller, LiveUsage usage) {
-    Set<String> ids = usage.samples().stream().map(LiveUsage.Sample::sessionId).collect(Collectors.toSet());
+    Set<String> ids = usage.samples().stream().map(LiveUsage.SessionSample::sessionId).collect(Collectors.toSet());
     Map<String, String> clusterOf = reports.clustersOf(ids);
     clusterOf.forEach((id, cluster) -> access.requireSameCluster(caller, "session", id, cluster));
-    List<LiveUsage.Sample> known = usage.samples().stream().filter(s -> clusterOf.containsKey(s.sessionId())).toList();
+    List<LiveUsage.SessionSample> known = usage.samples().stream().filter(s -> clusterOf.containsKey(s.sessionId())).toList();
     return known.isEmpty() ? 0 : channel.publish(known);
   }
 
   /** What a viewer of the session gets: its latest window now, then each new sample; owner only (404 to others). */
-  public Watch watch(Caller.User caller, String sessionId, java.util.function.Consumer<LiveUsage.Sample> viewer) {
+  public Watch watch(Caller.User caller, String sessionId, java.util.function.Consumer<LiveUsage.SessionSample> viewer) {
     SessionRepository.Session session = sessions.findById(sessionId)
         .orElseThrow(() -> GshareException.notFound("session", sessionId));
     access.requireOwner(caller, "session", sessionId, session.userId());
@@ -58,5 +58,5 @@ public class LiveUsageService {
   }
 
   /** A started watch: the samples already in the window, and the handle that ends it. */
-  public record Watch(List<LiveUsage.Sample> backlog, AutoCloseable handle) {}
+  public record Watch(List<LiveUsage.SessionSample> backlog, AutoCloseable handle) {}
 }

@@ -28,10 +28,10 @@ public class LiveUsageWindows implements LiveUsageChannel.LiveUsageSink {
   /** A session without samples for this long is forgotten (it ended, paused, or its node's agent stopped). */
   static final Duration FORGET_AFTER = Duration.ofMinutes(5);
 
-  private record Window(Deque<LiveUsage.Sample> samples, Instant lastAt) {}
+  private record Window(Deque<LiveUsage.SessionSample> samples, Instant lastAt) {}
 
   private final Map<String, Window> windows = new ConcurrentHashMap<>();
-  private final Map<String, Set<Consumer<LiveUsage.Sample>>> viewers = new ConcurrentHashMap<>();
+  private final Map<String, Set<Consumer<LiveUsage.SessionSample>>> viewers = new ConcurrentHashMap<>();
   private final Clock clock;
 
   LiveUsageWindows() {
@@ -44,13 +44,13 @@ public class LiveUsageWindows implements LiveUsageChannel.LiveUsageSink {
 
   /** Adds samples in order; a sample not newer than the window's last (a replayed or reordered post) is dropped. */
   @Override
-  public void received(List<LiveUsage.Sample> samples) {
+  public void received(List<LiveUsage.SessionSample> samples) {
     Instant now = clock.instant();
-    for (LiveUsage.Sample sample : samples) {
+    for (LiveUsage.SessionSample sample : samples) {
       boolean[] added = {false};
       windows.compute(sample.sessionId(), (id, window) -> {
         Window w = window == null ? new Window(new ArrayDeque<>(), now) : window;
-        LiveUsage.Sample last = w.samples().peekLast();
+        LiveUsage.SessionSample last = w.samples().peekLast();
         if (last != null && !sample.sampledAt().isAfter(last.sampledAt())) {
           return w;
         }
@@ -70,8 +70,8 @@ public class LiveUsageWindows implements LiveUsageChannel.LiveUsageSink {
   }
 
   /** The session's latest window, oldest first. */
-  List<LiveUsage.Sample> window(String sessionId) {
-    List<List<LiveUsage.Sample>> copy = new java.util.ArrayList<>(1);
+  List<LiveUsage.SessionSample> window(String sessionId) {
+    List<List<LiveUsage.SessionSample>> copy = new java.util.ArrayList<>(1);
     // Inside the map's per-key lock, as add mutates the window there.
     windows.computeIfPresent(sessionId, (id, w) -> {
       copy.add(List.copyOf(w.samples()));
@@ -81,7 +81,7 @@ public class LiveUsageWindows implements LiveUsageChannel.LiveUsageSink {
   }
 
   /** Watches a session's new samples until the returned handle is closed. */
-  AutoCloseable watch(String sessionId, Consumer<LiveUsage.Sample> viewer) {
+  AutoCloseable watch(String sessionId, Consumer<LiveUsage.SessionSample> viewer) {
     viewers.computeIfAbsent(sessionId, id -> new CopyOnWriteArraySet<>()).add(viewer);
     return () -> viewers.computeIfPresent(sessionId, (id, set) -> {
       set.remove(viewer);

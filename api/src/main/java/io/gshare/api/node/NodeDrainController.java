@@ -35,6 +35,7 @@ class NodeDrainController {
 
   record OperationRef(String id, String href) {}
 
+  @io.swagger.v3.oas.annotations.media.Schema(name = "NodeOperationAccepted")
   record Accepted(NodeDrains.Target node, OperationRef operation) {}
 
   @PostMapping("/api/v1/nodes/{id}/drain")

@@ -44,12 +44,14 @@ class NodePoolController {
     this.teams = teams;
   }
 
+  @io.swagger.v3.oas.annotations.media.Schema(name = "NodePoolInput")
   record PoolInput(@NotBlank @Size(max = 100) String name, String teamId, @Size(max = 1000) String description) {}
 
   record PoolChange(@Size(max = 100) String name, String teamId, @Size(max = 1000) String description) {}
 
   record PoolNodes(@NotNull @Size(max = 10_000) List<String> nodeIds) {}
 
+  @io.swagger.v3.oas.annotations.media.Schema(name = "NodePoolList")
   record PoolList(List<NodePool> items) {}
 
   @GetMapping

@@ -41,6 +41,7 @@ class StoragePoolController {
   }
 
   /** A pool to create, or the members to change (PATCH: absent members stay). Checked by the domain: 422 names the field. */
+  @io.swagger.v3.oas.annotations.media.Schema(name = "StoragePoolInput")
   record PoolInput(String name, String clusterId, String storageClass, String scope, @Size(max = 1000) List<String> clusterIds,
       String capacitySource, Integer manualCapacityGb, Boolean isDefault) {
 
@@ -50,6 +51,7 @@ class StoragePoolController {
     }
   }
 
+  @io.swagger.v3.oas.annotations.media.Schema(name = "StoragePoolList")
   record PoolList(List<StoragePool> items) {}
 
   @GetMapping

@@ -14,8 +14,8 @@ class LiveUsageWindowsTest {
 
   private static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
 
-  private static LiveUsage.Sample sample(String session, int second) {
-    return new LiveUsage.Sample(session, T0.plusSeconds(second), second, 1, 0, 0, null, null);
+  private static LiveUsage.SessionSample sample(String session, int second) {
+    return new LiveUsage.SessionSample(session, T0.plusSeconds(second), second, 1, 0, 0, null, null);
   }
 
   @Test
@@ -25,7 +25,7 @@ class LiveUsageWindowsTest {
       windows.received(List.of(sample("ses_a", s)));
     }
     windows.received(List.of(sample("ses_a", 5), sample("ses_a", LiveUsageWindows.WINDOW + 9)));
-    List<LiveUsage.Sample> window = windows.window("ses_a");
+    List<LiveUsage.SessionSample> window = windows.window("ses_a");
     assertThat(window).hasSize(LiveUsageWindows.WINDOW);
     assertThat(window.get(0).sampledAt()).isEqualTo(T0.plusSeconds(10));
     assertThat(window.get(window.size() - 1).sampledAt()).isEqualTo(T0.plusSeconds(LiveUsageWindows.WINDOW + 9));
@@ -35,10 +35,10 @@ class LiveUsageWindowsTest {
   @Test
   void aViewerGetsNewSamplesOfItsSessionUntilItStops() throws Exception {
     LiveUsageWindows windows = new LiveUsageWindows(Clock.fixed(T0, ZoneOffset.UTC));
-    List<LiveUsage.Sample> seen = new ArrayList<>();
+    List<LiveUsage.SessionSample> seen = new ArrayList<>();
     AutoCloseable watch = windows.watch("ses_a", seen::add);
     windows.received(List.of(sample("ses_a", 1), sample("ses_b", 1), sample("ses_a", 1), sample("ses_a", 2)));
-    assertThat(seen).extracting(LiveUsage.Sample::cpuCores).containsExactly(1.0, 2.0);
+    assertThat(seen).extracting(LiveUsage.SessionSample::cpuCores).containsExactly(1.0, 2.0);
     assertThat(windows.viewerCount()).isEqualTo(1);
     watch.close();
     windows.received(List.of(sample("ses_a", 3)));

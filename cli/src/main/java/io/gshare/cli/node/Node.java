@@ -14,9 +14,15 @@ public record Node(String id, String clusterId, String hostname, String liveness
     gpus = gpus == null ? List.of() : List.copyOf(gpus);
   }
 
+  /** A GPU of a node, as the node lists it. */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Gpu(String uuid, Integer index, String model, Long memoryMib, Integer splitCount, Boolean healthy,
-      Boolean cordoned, String nodeId, String hostname, String clusterId) {}
+      Boolean cordoned) {}
+
+  /** A GPU and where it is ({@code GET /api/v1/gpus}). */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record GpuLocation(String uuid, Integer index, String model, Long memoryMib, Integer splitCount,
+      Boolean healthy, Boolean cordoned, String nodeId, String hostname, String clusterId) {}
 
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record NodeList(List<Node> items) {
@@ -26,7 +32,7 @@ public record Node(String id, String clusterId, String hostname, String liveness
   }
 
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record GpuList(List<Gpu> items) {
+  public record GpuList(List<GpuLocation> items) {
     public GpuList {
       items = items == null ? List.of() : List.copyOf(items);
     }

@@ -18,7 +18,7 @@ import java.util.List;
  * @param node the node the agent runs on (its {@code spec.nodeName})
  */
 @WireJson
-public record LiveUsage(@NotBlank @Size(max = 253) String node, @NotNull @Size(max = 1_000) @Valid List<Sample> samples) {
+public record LiveUsage(@NotBlank @Size(max = 253) String node, @NotNull @Size(max = 1_000) @Valid List<SessionSample> samples) {
 
   public LiveUsage {
     samples = List.copyOf(samples);
@@ -35,7 +35,7 @@ public record LiveUsage(@NotBlank @Size(max = 253) String node, @NotNull @Size(m
    * @param gpuUtilPercent the container's share of its GPUs' time, as HAMi reports it; null without HAMi
    */
   @WireJson
-  public record Sample(@NotBlank @Size(max = 64) String sessionId, @NotNull Instant sampledAt,
+  public record SessionSample(@NotBlank @Size(max = 64) String sessionId, @NotNull Instant sampledAt,
       @PositiveOrZero double cpuCores, @PositiveOrZero long memoryBytes, @PositiveOrZero double ioReadBytesPerSecond,
       @PositiveOrZero double ioWriteBytesPerSecond, @PositiveOrZero Long gpuMemoryBytes,
       @DecimalMin("0") @DecimalMax("100") Double gpuUtilPercent) {}

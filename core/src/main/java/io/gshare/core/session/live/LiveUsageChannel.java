@@ -30,13 +30,13 @@ public class LiveUsageChannel implements SmartLifecycle {
 
   /** Who receives the samples on this replica. */
   public interface LiveUsageSink {
-    void received(List<LiveUsage.Sample> samples);
+    void received(List<LiveUsage.SessionSample> samples);
   }
 
   static final String CHANNEL = "gshare_live_usage";
   /** NOTIFY's payload must stay under 8000 bytes: samples go in chunks well below it. */
   static final int MAX_PAYLOAD_BYTES = 6000;
-  private static final TypeReference<List<LiveUsage.Sample>> SAMPLES = new TypeReference<>() {};
+  private static final TypeReference<List<LiveUsage.SessionSample>> SAMPLES = new TypeReference<>() {};
   private static final Logger log = LoggerFactory.getLogger(LiveUsageChannel.class);
 
   private final JdbcClient jdbc;
@@ -54,7 +54,7 @@ public class LiveUsageChannel implements SmartLifecycle {
   }
 
   /** Publishes samples to every replica; returns how many were sent. */
-  public int publish(List<LiveUsage.Sample> samples) {
+  public int publish(List<LiveUsage.SessionSample> samples) {
     for (String payload : chunks(samples)) {
       jdbc.sql("select pg_notify(:channel, :payload)").param("channel", CHANNEL).param("payload", payload)
           .query(Object.class).list();
@@ -62,12 +62,12 @@ public class LiveUsageChannel implements SmartLifecycle {
     return samples.size();
   }
 
-  List<String> chunks(List<LiveUsage.Sample> samples) {
+  List<String> chunks(List<LiveUsage.SessionSample> samples) {
     List<String> payloads = new ArrayList<>();
     List<String> chunk = new ArrayList<>();
     int size = 2;
     try {
-      for (LiveUsage.Sample sample : samples) {
+      for (LiveUsage.SessionSample sample : samples) {
         String one = json.writeValueAsString(sample);
         if (!chunk.isEmpty() && size + one.length() + 1 > MAX_PAYLOAD_BYTES) {
           payloads.add("[" + String.join(",", chunk) + "]");
@@ -126,7 +126,7 @@ public class LiveUsageChannel implements SmartLifecycle {
   }
 
   private void deliver(String payload) {
-    List<LiveUsage.Sample> samples;
+    List<LiveUsage.SessionSample> samples;
     try {
       samples = json.readValue(payload, SAMPLES);
     } catch (JsonProcessingException e) {

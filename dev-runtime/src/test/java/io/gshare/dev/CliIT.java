@@ -1,0 +1,440 @@
+package io.gshare.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gshare.cli.CliEnv;
+import io.gshare.cli.GshareCli;
+import io.gshare.cli.config.ConfigStore;
+import io.gshare.cli.support.Terminal;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The gshare CLI against the dev runtime's parts (real PostgreSQL, the Temporal dev server, the simulated cluster
+ * and its worker, the embedded OpenID Connect provider): sign-in with a token and in a browser, a session's whole
+ * life with --wait, JSON and YAML parsed back, an API refusal's detail and exit code 1, a usage error's exit 2, the
+ * completion scripts, and the launcher as a real process. The commands run in-process, as the launcher runs them.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CliIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  /** A new one per test: each signs in afresh. */
+  private Path configDir;
+
+  private DevRuntime runtime;
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  record Run(int exit, String out, String err) {
+    JsonNode json() throws IOException {
+      return JSON.readTree(out);
+    }
+  }
+
+  @BeforeEach
+  void freshConfig() throws IOException {
+    configDir = Files.createTempDirectory("gshare-cli-it-config");
+  }
+
+  @BeforeAll
+  void start() throws IOException {
+    runtime = DevRuntime.start(DevRuntimeOptions.parse(new String[] {
+        "--clusters", "1",
+        "--http-port", String.valueOf(freePort()),
+        "--management-port", String.valueOf(freePort()),
+        "--temporal-port", String.valueOf(freePort()),
+        "--temporal-ui-port", String.valueOf(freePort()),
+        "--oidc-port", String.valueOf(freePort()),
+        "--temporal-cli", System.getProperty("gshare.dev.temporal-cli"),
+        "--nginx", System.getProperty("gshare.dev.nginx"),
+        "--ingress-port", String.valueOf(freePort()),
+        "--postgres-port", String.valueOf(freePort()),
+        "--simulator-port", String.valueOf(freePort()),
+        "--api-jar", System.getProperty("gshare.dev.api-jar"),
+        "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
+        "--log-dir", Path.of("target", "cli-it-logs").toAbsolutePath().toString()}, Map.of()));
+  }
+
+  @AfterAll
+  void stop() {
+    if (runtime != null) {
+      runtime.close();
+    }
+  }
+
+  private Run gshare(String... args) {
+    return gshare(url -> false, args);
+  }
+
+  private Run gshare(CliEnv.Browser browser, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CliEnv env = new CliEnv(new Terminal(new PrintWriter(out, true), new PrintWriter(err, true), false, 0),
+        new ConfigStore(configDir), name -> null, browser, Duration.ofMillis(300));
+    int exit = GshareCli.run(env, args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void aTokenLoginAndASessionsWholeLifeWithWait() throws Exception {
+    DemoCatalogue.Demo demo = runtime.demo();
+    String demoToken = Files.readString(demo.tokenFile()).trim();
+    Run login = gshare("login", "--server", runtime.apiUrl(), "--token", demoToken, "--name", "dev");
+    assertThat(login.exit()).as(login.err()).isZero();
+    assertThat(login.err()).contains("signed in to " + runtime.apiUrl() + " as " + DemoCatalogue.DEMO_EMAIL);
+    Path config = configDir.resolve(ConfigStore.FILE_NAME);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(config))).isEqualTo("rw-------");
+    assertThat(Files.readString(config)).contains(demoToken);
+    assertThat(gshare("context", "current").out().trim()).isEqualTo("dev");
+    Run contexts = gshare("context", "list", "-o", "json");
+    assertThat(contexts.out()).doesNotContain(demoToken);
+    assertThat(contexts.json().get(0).path("current").asBoolean()).isTrue();
+
+    Run whoami = gshare("whoami", "-o", "json");
+    assertThat(whoami.json().path("email").asText()).isEqualTo(DemoCatalogue.DEMO_EMAIL);
+
+    String offering = demo.offerings().stream().filter(o -> "exclusive".equals(o.mode())).findFirst().orElseThrow().id();
+    Run created = gshare("sessions", "create", "--offering", offering, "--image", demo.imageId(), "--name", "cli-it",
+        "--wait", "-o", "json");
+    assertThat(created.exit()).as(created.err()).isZero();
+    JsonNode session = created.json().path("session");
+    String id = session.path("id").asText();
+    assertThat(session.path("state").asText()).isEqualTo("running");
+    assertThat(session.path("url").asText()).endsWith("/s/" + id + "/");
+    // Piped, progress is one plain line per step as it moves, on stderr, so stdout stays parseable.
+    assertThat(created.err()).contains("session " + id + " created; waiting until it runs")
+        .contains("open billing: done");
+
+    Run listed = gshare("sessions", "list", "-o", "json");
+    assertThat(listed.json().path("items").findValuesAsText("id")).contains(id);
+    Run table = gshare("sessions", "list", "--no-headers");
+    assertThat(table.out()).doesNotContain("STATE").contains(id).contains("running");
+
+    Run open = gshare("sessions", "open", id, "--print");
+    assertThat(open.exit()).isZero();
+    assertThat(open.out().trim()).isEqualTo(session.path("url").asText());
+    List<URI> opened = new ArrayList<>();
+    Run inBrowser = gshare(url -> opened.add(url), "sessions", "open", id);
+    assertThat(inBrowser.exit()).isZero();
+    assertThat(opened).containsExactly(URI.create(session.path("url").asText()));
+
+    Run paused = gshare("sessions", "pause", id, "--wait", "-o", "yaml");
+    assertThat(paused.exit()).as(paused.err()).isZero();
+    assertThat(YAML.readTree(paused.out()).path("session").path("state").asText()).isEqualTo("paused");
+    Run notOpen = gshare("sessions", "open", id, "--print");
+    assertThat(notOpen.exit()).isEqualTo(GshareCli.EXIT_FAILED);
+    assertThat(notOpen.err()).contains("is paused").contains("gshare sessions resume " + id);
+
+    Run resumed = gshare("sessions", "resume", id, "--wait", "-o", "json");
+    assertThat(resumed.exit()).as(resumed.err()).isZero();
+    assertThat(resumed.json().path("session").path("state").asText()).isEqualTo("running");
+    Run waited = gshare("sessions", "wait", id, "--for", "running", "-o", "json");
+    assertThat(waited.json().path("session").path("state").asText()).isEqualTo("running");
+
+    Run logs = gshare("sessions", "logs", id, "-o", "json");
+    assertThat(logs.exit()).as(logs.err()).isZero();
+    assertThat(logs.json().path("runs").findValuesAsText("type")).contains("Session");
+
+    Run deleted = gshare("sessions", "delete", id, "--wait", "-o", "json");
+    assertThat(deleted.exit()).as(deleted.err()).isZero();
+    assertThat(deleted.json().path("session").path("state").asText()).isEqualTo("terminated");
+    // Waiting for a state an ended session will never reach fails at once, saying why.
+    Run never = gshare("sessions", "wait", id, "--for", "running");
+    assertThat(never.exit()).isEqualTo(GshareCli.EXIT_FAILED);
+    assertThat(never.err()).contains("is terminated");
+
+    Run credits = gshare("credits", "-o", "json");
+    assertThat(credits.json().path("balance").decimalValue()).isLessThan(DemoCatalogue.CREDITS);
+  }
+
+  @Test
+  void anApiRefusalPrintsItsDetailAndExits1() throws Exception {
+    assertThat(gshare("login", "--server", runtime.apiUrl(), "--token", runtime.adminToken(), "--name", "admin").exit())
+        .isZero();
+    String hostname = "sim-h100-0";
+    Run nodes = gshare("--context", "admin", "nodes", "list", "-o", "json");
+    assertThat(nodes.json().path("items").findValuesAsText("hostname")).contains(hostname);
+    // A node its worker still reports cannot be deleted: 409 node_live, the API's words on stderr.
+    Run refused = gshare("--context", "admin", "nodes", "delete", hostname);
+    assertThat(refused.exit()).isEqualTo(GshareCli.EXIT_FAILED);
+    assertThat(refused.err()).contains("409 node_live").startsWith("error: ");
+    assertThat(refused.out()).isEmpty();
+    Run unknown = gshare("--context", "admin", "sessions", "get", "ses_nosuchsession");
+    assertThat(unknown.exit()).isEqualTo(GshareCli.EXIT_FAILED);
+    assertThat(unknown.err()).contains("404 not_found");
+    Run test = gshare("--context", "admin", "clusters", "test", runtime.clusters().get(0).name(), "-o", "json");
+    assertThat(test.exit()).as(test.err()).isZero();
+    assertThat(test.json().path("status").asText()).isEqualTo("connected");
+  }
+
+  @Test
+  void usageErrorsExit2AndNothingIsWritten() {
+    Run missing = gshare("sessions", "create", "--offering", "off_x");
+    assertThat(missing.exit()).isEqualTo(GshareCli.EXIT_USAGE);
+    assertThat(missing.err()).contains("Missing required option: '--image=ID'").contains("Usage: gshare sessions create");
+    Run badFormat = gshare("sessions", "list", "-o", "xml");
+    assertThat(badFormat.exit()).isEqualTo(GshareCli.EXIT_USAGE);
+    assertThat(badFormat.err()).contains("'xml' is not one of table, json, yaml");
+    Run noCommand = gshare();
+    assertThat(noCommand.exit()).isEqualTo(GshareCli.EXIT_USAGE);
+    assertThat(noCommand.err()).contains("a command is needed");
+  }
+
+  @Test
+  void aBrowserSignInThroughTheIdentityProvider() throws Exception {
+    String email = "grace-" + System.nanoTime() + "@example.com";
+    List<Integer> statuses = new ArrayList<>();
+    Run login = gshare(url -> {
+      statuses.add(signInAs(url, email));
+      return true;
+    }, "login", "--server", runtime.apiUrl(), "--name", "sso");
+    assertThat(login.exit()).as(login.err()).isZero();
+    // The browser ended on the CLI's loopback page, which said so.
+    assertThat(statuses).containsExactly(200);
+    assertThat(login.err()).contains("as " + email);
+    Run whoami = gshare("--context", "sso", "whoami", "-o", "json");
+    assertThat(whoami.json().path("email").asText()).isEqualTo(email);
+    JsonNode config = YAML.readTree(configDir.resolve(ConfigStore.FILE_NAME).toFile());
+    assertThat(config.at("/contexts/sso/token_expires_at").asText()).isNotBlank();
+  }
+
+  /** What a person does in the browser: the provider's login form, then every redirect to the end. */
+  private int signInAs(URI url, String email) {
+    try {
+      java.net.CookieManager cookies = new java.net.CookieManager(null, java.net.CookiePolicy.ACCEPT_ALL);
+      HttpClient browser = HttpClient.newBuilder().cookieHandler(cookies).followRedirects(HttpClient.Redirect.ALWAYS)
+          .build();
+      HttpResponse<String> loginPage = browser.send(HttpRequest.newBuilder(url).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(loginPage.uri().toString()).startsWith(runtime.oidcIssuer() + "/authorize");
+      String form = "username=" + URLEncoder.encode(email, StandardCharsets.UTF_8) + "&claims="
+          + URLEncoder.encode("{\"email\":\"" + email + "\"}", StandardCharsets.UTF_8);
+      HttpResponse<String> back = browser.send(HttpRequest.newBuilder(loginPage.uri())
+          .header("Content-Type", "application/x-www-form-urlencoded")
+          .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(back.uri().getHost()).isEqualTo("127.0.0.1");
+      assertThat(back.uri().getPath()).isEqualTo("/callback");
+      assertThat(back.body()).contains("Signed in");
+      return back.statusCode();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void completionScriptsLoadInTheirShells() throws Exception {
+    Run bash = gshare("completion", "bash");
+    assertThat(bash.exit()).isZero();
+    Path script = configDir.resolve("gshare.bash");
+    Files.writeString(script, bash.out());
+    Process loaded = new ProcessBuilder("bash", "-c", "source '" + script + "' && complete -p gshare")
+        .redirectErrorStream(true).start();
+    assertThat(loaded.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String said = new String(loaded.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(loaded.exitValue()).as(said).isZero();
+    assertThat(said).contains("gshare");
+    assertThat(bash.out()).contains("sessions").contains("drain").contains("--offering");
+    Run zsh = gshare("completion", "zsh");
+    assertThat(zsh.out()).startsWith("#compdef gshare").contains("bashcompinit").contains("--offering");
+    assertThat(gshare("completion", "fish").exit()).isEqualTo(GshareCli.EXIT_USAGE);
+  }
+
+  @Test
+  void theLauncherRunsTheJarAsAProcess() throws Exception {
+    Path launcher = Path.of(System.getProperty("gshare.cli.launcher"));
+    Map<String, String> env = Map.of("GSHARE_CLI_JAR", System.getProperty("gshare.cli.jar"),
+        "GSHARE_CONFIG_DIR", configDir.toString(), "GSHARE_SERVER", runtime.apiUrl(),
+        "GSHARE_TOKEN", runtime.adminToken());
+    assertThat(run(launcher, env, "--version").out()).startsWith("gshare ");
+    Run clusters = run(launcher, env, "clusters", "list", "-o", "json");
+    assertThat(clusters.exit()).as(clusters.err()).isZero();
+    assertThat(clusters.json().path("items").findValuesAsText("id")).contains(runtime.clusters().get(0).id());
+    // A token on standard input stays out of the process list.
+    Map<String, String> fresh = Map.of("GSHARE_CLI_JAR", System.getProperty("gshare.cli.jar"),
+        "GSHARE_CONFIG_DIR", configDir.resolve("stdin").toString());
+    Run login = runWithInput(launcher, fresh, runtime.adminToken() + "\n", "login", "--server", runtime.apiUrl(),
+        "--token-stdin");
+    assertThat(login.exit()).as(login.err()).isZero();
+    assertThat(run(launcher, fresh, "whoami", "--no-headers").out()).contains(runtime.apiUrl());
+    Run usage = run(launcher, env, "nodes", "drain");
+    assertThat(usage.exit()).isEqualTo(GshareCli.EXIT_USAGE);
+    assertThat(usage.err()).contains("Missing required parameter: 'NODE'");
+  }
+
+  /**
+   * The OpenAPI document is the CLI's contract: every member its wire records read or write is one the served
+   * document declares, at every depth, for the operation the CLI calls.
+   */
+  @Test
+  void theCliReadsAndWritesOnlyWhatTheServedDocumentDeclares() throws Exception {
+    HttpResponse<String> served = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/openapi"))
+        .header("Authorization", "Bearer " + runtime.adminToken()).build(), HttpResponse.BodyHandlers.ofString());
+    JsonNode doc = JSON.readTree(served.body());
+    record Use(Class<?> type, String method, String path, boolean request) {}
+    List<Use> uses = List.of(
+        new Use(io.gshare.cli.session.SessionDetail.class, "get", "/api/v1/sessions/{id}", false),
+        new Use(io.gshare.cli.session.SessionList.class, "get", "/api/v1/sessions", false),
+        new Use(io.gshare.cli.session.NewSession.class, "post", "/api/v1/sessions", true),
+        new Use(io.gshare.cli.session.SessionDetail.class, "post", "/api/v1/sessions", false),
+        new Use(io.gshare.cli.operation.Operation.class, "get", "/api/v1/operations/{workflowId}", false),
+        new Use(io.gshare.cli.operation.OperationList.class, "get", "/api/v1/operations", false),
+        new Use(io.gshare.cli.volume.Volume.class, "get", "/api/v1/volumes/{id}", false),
+        new Use(io.gshare.cli.volume.Volume.VolumeList.class, "get", "/api/v1/volumes", false),
+        new Use(io.gshare.cli.volume.Volume.NewVolume.class, "post", "/api/v1/volumes", true),
+        new Use(io.gshare.cli.volume.Volume.ExpansionInput.class, "post", "/api/v1/volumes/{id}/expansion", true),
+        new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$Credits"), "get", "/api/v1/credits", false),
+        new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$GrantBody"), "post", "/api/v1/credits/grants", true),
+        new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$Granted"), "post", "/api/v1/credits/grants", false),
+        new Use(io.gshare.cli.cluster.Cluster.class, "get", "/api/v1/clusters/{id}", false),
+        new Use(io.gshare.cli.cluster.Cluster.ClusterList.class, "get", "/api/v1/clusters", false),
+        new Use(io.gshare.cli.cluster.Cluster.NewCluster.class, "post", "/api/v1/clusters", true),
+        new Use(io.gshare.cli.cluster.Cluster.Accepted.class, "post", "/api/v1/clusters", false),
+        new Use(io.gshare.cli.cluster.Cluster.Accepted.class, "post", "/api/v1/clusters/{id}/rotate-token", false),
+        new Use(io.gshare.cli.cluster.Cluster.ConnectionTest.class, "post", "/api/v1/clusters/{id}/connection-test", false),
+        new Use(io.gshare.cli.node.Node.NodeList.class, "get", "/api/v1/nodes", false),
+        new Use(io.gshare.cli.node.Node.GpuList.class, "get", "/api/v1/gpus", false),
+        new Use(io.gshare.cli.node.Node.DrainBody.class, "post", "/api/v1/nodes/{id}/drain", true),
+        new Use(io.gshare.cli.node.Node.Accepted.class, "post", "/api/v1/nodes/{id}/drain", false),
+        new Use(io.gshare.cli.node.Node.Accepted.class, "post", "/api/v1/nodes/{id}/uncordon", false),
+        new Use(io.gshare.cli.login.Me.class, "get", "/api/v1/users/me", false),
+        new Use(Class.forName("io.gshare.cli.login.LoopbackSignIn$TokenRequest"), "post", "/auth/cli/token", true),
+        new Use(Class.forName("io.gshare.cli.login.LoopbackSignIn$CliToken"), "post", "/auth/cli/token", false),
+        new Use(Class.forName("io.gshare.cli.catalogue.CatalogueCommands$Images$PrepullBody"), "post",
+            "/api/v1/images/{id}/prepull", true),
+        new Use(Class.forName("io.gshare.cli.catalogue.CatalogueCommands$Images$PrepullAccepted"), "post",
+            "/api/v1/images/{id}/prepull", false),
+        new Use(Class.forName("io.gshare.cli.catalogue.CatalogueCommands$NodePools$PoolNodes"), "put",
+            "/api/v1/node-pools/{id}/nodes", true));
+    List<String> undeclared = new ArrayList<>();
+    for (Use use : uses) {
+      JsonNode operation = doc.path("paths").path(use.path()).path(use.method());
+      assertThat(operation.isMissingNode()).as(use.method() + " " + use.path()).isFalse();
+      JsonNode schema = use.request() ? content(operation.path("requestBody")) : success(operation);
+      assertThat(schema).as("schema of " + use).isNotNull();
+      check(doc, use.type(), schema, use.method() + " " + use.path(), undeclared);
+    }
+    // The problem document every refusal carries.
+    check(doc, io.gshare.cli.support.ApiProblemException.ApiProblem.class,
+        doc.at("/components/schemas/Problem"), "Problem", undeclared);
+    assertThat(undeclared).isEmpty();
+  }
+
+  private static JsonNode success(JsonNode operation) {
+    for (var it = operation.path("responses").fields(); it.hasNext();) {
+      var response = it.next();
+      if (response.getKey().startsWith("2")) {
+        return content(response.getValue());
+      }
+    }
+    return null;
+  }
+
+  private static JsonNode content(JsonNode holder) {
+    for (JsonNode media : holder.path("content")) {
+      return media.path("schema");
+    }
+    return null;
+  }
+
+  private static JsonNode resolve(JsonNode doc, JsonNode schema) {
+    JsonNode current = schema;
+    while (current.has("$ref")) {
+      current = doc.at(current.get("$ref").asText().substring(1));
+    }
+    if (current.has("allOf")) {
+      com.fasterxml.jackson.databind.node.ObjectNode merged = JSON.createObjectNode();
+      com.fasterxml.jackson.databind.node.ObjectNode properties = merged.putObject("properties");
+      for (JsonNode part : current.get("allOf")) {
+        resolve(doc, part).path("properties").fields().forEachRemaining(f -> properties.set(f.getKey(), f.getValue()));
+      }
+      return merged;
+    }
+    return current;
+  }
+
+  private static void check(JsonNode doc, Class<?> type, JsonNode schema, String where, List<String> undeclared) {
+    JsonNode resolved = resolve(doc, schema);
+    JsonNode properties = resolved.path("properties");
+    var snake = new com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy();
+    for (var component : type.getRecordComponents()) {
+      String name = snake.translate(component.getName());
+      if (!properties.has(name)) {
+        undeclared.add(where + ": " + type.getSimpleName() + "." + name + " (declared: " + properties.size() + " "
+            + iterable(properties.fieldNames()) + ")");
+        continue;
+      }
+      Class<?> member = component.getType();
+      JsonNode memberSchema = properties.get(name);
+      if (List.class.isAssignableFrom(member)) {
+        var argument = ((java.lang.reflect.ParameterizedType) component.getGenericType()).getActualTypeArguments()[0];
+        if (argument instanceof Class<?> element && element.isRecord()) {
+          check(doc, element, resolve(doc, memberSchema).path("items"), where + " " + name + "[]", undeclared);
+        }
+      } else if (member.isRecord()) {
+        check(doc, member, memberSchema, where + " " + name, undeclared);
+      }
+    }
+  }
+
+  private static List<String> iterable(java.util.Iterator<String> names) {
+    List<String> all = new ArrayList<>();
+    names.forEachRemaining(all::add);
+    return all;
+  }
+
+  private static Run run(Path launcher, Map<String, String> env, String... args) throws Exception {
+    return runWithInput(launcher, env, "", args);
+  }
+
+  private static Run runWithInput(Path launcher, Map<String, String> env, String input, String... args)
+      throws Exception {
+    List<String> command = new ArrayList<>(List.of(launcher.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    Path err = Files.createTempFile("gshare", ".err");
+    Process process = builder.redirectError(err.toFile()).start();
+    process.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
+    process.getOutputStream().close();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return new Run(process.exitValue(), out, Files.readString(err));
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
