@@ -15,7 +15,7 @@ build: ## build every module's jars, skipping tests
 dev: tools build ## build, then start gShare with everything embedded (Ctrl-C stops it); CLUSTERS=2 attaches two simulated clusters; DEV_ARGS="--help" lists options
 	java -jar dev-runtime/target/gshare-dev.jar --clusters $(CLUSTERS) $(DEV_ARGS)
 
-tools: ## install kubectl, helm, the Temporal CLI (its dev server and Web UI) and Prometheus into .tools/bin
+tools: ## install kubectl, helm, the Temporal CLI (its dev server and Web UI) and Prometheus into .tools/bin, and the pinned Redocly CLI into api/openapi-lint
 	hack/tools.sh
 
 test: tools test-java test-shell test-images test-e2e ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell, image configuration, the console in a browser
