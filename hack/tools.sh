@@ -4,7 +4,8 @@
 # Web UI) built from its Go module with `go install`, and Prometheus and promtool from Debian's package (unpacked,
 # not installed: no service is started), so a fresh machine needs only npm, Go and apt. It also copies the CRDs
 # of the operators the chart's objects belong to (CloudNativePG's Cluster, external-secrets' ExternalSecret)
-# into .tools/crds from their Go modules, for the chart's offline schema check.
+# into .tools/crds from their Go modules, for the chart's offline schema check. And it installs the Redocly CLI pinned
+# in api/openapi-lint (npm ci from its package-lock.json) that OpenApiLintIT lints the served OpenAPI document with.
 #
 # Usage: hack/tools.sh [--check]
 #   --check   only report whether the tools are installed; exit 1 when one is missing
@@ -21,6 +22,7 @@
 #   NGINX_PACKAGE        the apt package carrying nginx with auth_request (default: nginx)
 #   CNPG_VERSION         CloudNativePG's module version for its CRDs (default: v1.27.1)
 #   EXTERNAL_SECRETS_VERSION  external-secrets' module version for its CRDs (default: v0.16.2, serving v1)
+#   OPENAPI_LINT_DIR     the npm package pinning @redocly/cli (default: <repo>/api/openapi-lint)
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -33,6 +35,7 @@ PROMETHEUS_PACKAGE="${PROMETHEUS_PACKAGE:-prometheus}"
 NGINX_PACKAGE="${NGINX_PACKAGE:-nginx}"
 CNPG_VERSION="${CNPG_VERSION:-v1.27.1}"
 EXTERNAL_SECRETS_VERSION="${EXTERNAL_SECRETS_VERSION:-v0.16.2}"
+OPENAPI_LINT_DIR="${OPENAPI_LINT_DIR:-${REPO_ROOT}/api/openapi-lint}"
 CRDS=(
   "github.com/cloudnative-pg/cloudnative-pg@${CNPG_VERSION}:config/crd/bases/postgresql.cnpg.io_clusters.yaml"
   "github.com/external-secrets/external-secrets@${EXTERNAL_SECRETS_VERSION}:config/crds/bases/external-secrets.io_externalsecrets.yaml"
@@ -42,7 +45,7 @@ info() { printf 'tools: %s\n' "$*" >&2; }
 fatal() { printf 'tools: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 kube_tools_installed() {
@@ -69,8 +72,37 @@ crds_installed() {
   [ -f "${TOOLS_DIR}/crds/versions" ] && [ "$(cat "${TOOLS_DIR}/crds/versions")" = "${CRDS[*]}" ]
 }
 
+# redocly_version_of DIR: the @redocly/cli version installed in DIR/node_modules, empty when none is.
+redocly_version_of() {
+  local manifest="$1/node_modules/@redocly/cli/package.json"
+  [ -f "${manifest}" ] || return 0
+  sed -n 's/^[[:space:]]*"version": "\(.*\)",\{0,1\}$/\1/p' "${manifest}" | head -n 1
+}
+
+# The version package-lock.json pins: installed only when node_modules holds exactly that one.
+redocly_pinned_version() {
+  sed -n '/"node_modules\/@redocly\/cli": {/,/}/s/^[[:space:]]*"version": "\(.*\)",$/\1/p' \
+    "${OPENAPI_LINT_DIR}/package-lock.json" | head -n 1
+}
+
+redocly_installed() {
+  [ -x "${OPENAPI_LINT_DIR}/node_modules/.bin/redocly" ] \
+    && [ "$(redocly_version_of "${OPENAPI_LINT_DIR}")" = "$(redocly_pinned_version)" ]
+}
+
+# install_redocly: exactly what package-lock.json pins (npm ci), no install scripts run.
+install_redocly() {
+  command -v npm >/dev/null 2>&1 || fatal "npm is required to install the Redocly CLI (install Node.js/npm)"
+  [ -f "${OPENAPI_LINT_DIR}/package-lock.json" ] || fatal "${OPENAPI_LINT_DIR}/package-lock.json is missing"
+  (cd "${OPENAPI_LINT_DIR}" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) \
+    || fatal "npm ci in ${OPENAPI_LINT_DIR} failed"
+  redocly_installed || fatal "npm ci did not leave @redocly/cli $(redocly_pinned_version) in ${OPENAPI_LINT_DIR}"
+  info "installed @redocly/cli $(redocly_version_of "${OPENAPI_LINT_DIR}") into ${OPENAPI_LINT_DIR}/node_modules"
+}
+
 installed() {
-  kube_tools_installed && temporal_installed && prometheus_installed && nginx_installed && crds_installed
+  kube_tools_installed && temporal_installed && prometheus_installed && nginx_installed && crds_installed \
+    && redocly_installed
 }
 
 # install_crds: `go mod download` fetches each operator's module through the Go module proxy (sources only,
@@ -182,8 +214,9 @@ main() {
       if prometheus_installed; then info "prometheus already in ${TOOLS_DIR}/bin"; else install_prometheus; fi
       if nginx_installed; then info "nginx already in ${TOOLS_DIR}/bin"; else install_nginx; fi
       if crds_installed; then info "the operators' CRDs already in ${TOOLS_DIR}/crds"; else install_crds; fi
+      if redocly_installed; then info "@redocly/cli already in ${OPENAPI_LINT_DIR}/node_modules"; else install_redocly; fi
       ;;
-    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION}, prometheus, nginx or the CRDs missing from ${TOOLS_DIR}: run hack/tools.sh"; return 1; } ;;
+    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION}, prometheus, nginx or the CRDs missing from ${TOOLS_DIR}, or @redocly/cli from ${OPENAPI_LINT_DIR}: run hack/tools.sh"; return 1; } ;;
     -h|--help) usage ;;
     *) usage; fatal "unknown argument: $1" ;;
   esac

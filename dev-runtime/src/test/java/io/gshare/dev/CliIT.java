@@ -194,6 +194,39 @@ class CliIT {
   }
 
   @Test
+  void anOperatorDrainsAndUncordonsANodeFollowingItsSteps() throws Exception {
+    assertThat(gshare("login", "--server", runtime.apiUrl(), "--token", runtime.adminToken(), "--name", "ops").exit())
+        .isZero();
+    // The fractional node: the session test uses the exclusive one.
+    Run drained = gshare("nodes", "drain", "sim-a100-0", "--reason", "driver upgrade", "--wait", "-o", "json");
+    assertThat(drained.exit()).as(drained.err()).isZero();
+    String operation = drained.json().at("/operation/id").asText();
+    assertThat(operation).isNotBlank();
+    // Piped progress: a line per step as it moved, ending with the last step done.
+    assertThat(drained.err()).contains(" | ").contains(": done");
+    Run steps = gshare("operations", "get", operation, "-o", "json");
+    assertThat(steps.json().path("status").asText()).isEqualTo("completed");
+    assertThat(steps.json().path("steps").findValuesAsText("status")).isNotEmpty().allMatch("done"::equals);
+    Run cordoned = gshare("nodes", "list", "-o", "json");
+    JsonNode node = null;
+    for (JsonNode n : cordoned.json().path("items")) {
+      if (n.path("hostname").asText().equals("sim-a100-0")) {
+        node = n;
+      }
+    }
+    assertThat(node).isNotNull();
+    // Recorded at once; the node's own schedulable flag follows with the worker's next inventory report.
+    assertThat(node.path("drain_state").asText()).isEqualTo("drained");
+    Run runs = gshare("operations", "list", "--object", "node/" + node.path("id").asText());
+    assertThat(runs.exit()).as(runs.err()).isZero();
+    assertThat(runs.out()).contains("OPERATION").contains(operation);
+
+    Run uncordoned = gshare("nodes", "uncordon", "sim-a100-0", "--wait");
+    assertThat(uncordoned.exit()).as(uncordoned.err()).isZero();
+    assertThat(uncordoned.out()).contains("sim-a100-0");
+  }
+
+  @Test
   void usageErrorsExit2AndNothingIsWritten() {
     Run missing = gshare("sessions", "create", "--offering", "off_x");
     assertThat(missing.exit()).isEqualTo(GshareCli.EXIT_USAGE);

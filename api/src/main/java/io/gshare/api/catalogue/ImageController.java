@@ -1,5 +1,7 @@
 package io.gshare.api.catalogue;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.error.GshareException;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
@@ -66,6 +68,7 @@ class ImageController {
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Add an image (admins); port defaults to 8888 (Jupyter), path to /")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   Image create(Caller.User caller, @Valid @RequestBody ImageInput in) {
     return images.create(new Image(null, in.name(), in.reference(), in.port() == null ? 8888 : in.port(),
         in.path() == null ? "/" : in.path(), in.description(), in.active() == null || in.active()));
@@ -74,6 +77,7 @@ class ImageController {
   @PatchMapping("/{id}")
   @Operation(summary = "Change an image (admins)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   Image update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ImageChange in) {
     Image i = images.findById(id).orElseThrow(() -> GshareException.notFound("image", id));
     return images.update(new Image(id, in.name() == null ? i.name() : in.name(),

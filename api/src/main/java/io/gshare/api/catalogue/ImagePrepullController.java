@@ -1,5 +1,7 @@
 package io.gshare.api.catalogue;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
@@ -44,6 +46,7 @@ class ImagePrepullController {
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Pull an image onto GPU nodes ahead of the first session (admins); 409 operation_in_progress"
       + " while a pre-pull of it runs")
+  @ProblemResponses({ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Accepted prepull(Caller.User caller, @PathVariable String id, @Valid @RequestBody(required = false) PrepullBody body) {
     PrepullBody request = body == null ? new PrepullBody(null, null) : body;
     ImagePrepullService.Started started = prepulls.prepull(caller, id, request.clusterIds(), request.nodeIds());

@@ -1,5 +1,6 @@
 package io.gshare.api.catalogue;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.catalogue.OfferingRepository;
 
 import io.gshare.core.error.GshareException;
@@ -83,6 +84,7 @@ class OfferingController {
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create an offering (admins)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   OfferingRepository.Offering create(Caller.User caller, @Valid @RequestBody OfferingInput in) {
     OfferingRepository.Offering offering = shape(new OfferingRepository.Offering(NewIds.next("off"), in.name(),
         in.gpuModel(), in.mode(), in.gpuCount(), in.gpumemMib(), in.gpucoresPercent(), in.pricePerHour(),
@@ -94,6 +96,7 @@ class OfferingController {
   @PatchMapping("/{id}")
   @Operation(summary = "Change an offering's name, price, shape or active flag (admins); sessions keep the price they started with")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   OfferingRepository.Offering update(Caller.User caller, @PathVariable String id, @Valid @RequestBody OfferingChange in) {
     OfferingRepository.Offering o = offerings.findById(id).orElseThrow(() -> GshareException.notFound("offering", id));
     OfferingRepository.Offering changed = shape(new OfferingRepository.Offering(id, in.name() == null ? o.name() : in.name(),

@@ -1,5 +1,7 @@
 package io.gshare.api.cluster;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.cluster.ClusterRepository;
 
 import io.gshare.core.cluster.Cluster;
@@ -76,6 +78,7 @@ class ClusterController {
   @PostMapping
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Register a cluster and start its attach workflow (admins); follow the operation")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Accepted register(Caller.User caller, @Valid @RequestBody NewCluster body) {
     return accepted(service.register(caller, body.name(), body.kubeconfig(), body.sessionDomain(), body.ingressNode(),
         body.checkpointRegistry(), body.storage()));
@@ -100,6 +103,7 @@ class ClusterController {
       + " the cluster's live sessions too (operation cluster-reroute-{id}: each running session's route and URL). A new kubeconfig must reach the same"
       + " cluster (its kube-system namespace uid; 422 otherwise); it replaces the stored one in place and the attach"
       + " checks run again (operation cluster-attach-{id}), with no detach and no session interrupted")
+  @ProblemResponses({ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Cluster update(Caller.User caller, @PathVariable String id, @Valid @RequestBody ClusterChange body) {
     // A new kubeconfig is proven (it reaches this very cluster) before anything is written, outside the transaction.
     String identity = body.kubeconfig() == null ? null : service.proveSameCluster(id, body.kubeconfig());
@@ -111,6 +115,7 @@ class ClusterController {
   @PostMapping("/{id}/attach")
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Attach again (admins): converges a cluster whose attach failed or whose worker is gone")
+  @ProblemResponses({ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Accepted reattach(Caller.User caller, @PathVariable String id) {
     return accepted(service.reattach(caller, id));
   }
@@ -118,6 +123,7 @@ class ClusterController {
   @PostMapping("/{id}/rotate-token")
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Rotate the cluster's operator token now (admins): a new token into its Secret, confirmed when its worker uses it")
+  @ProblemResponses({ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Accepted rotateToken(Caller.User caller, @PathVariable String id) {
     return accepted(service.rotateToken(caller, id));
   }
@@ -125,6 +131,7 @@ class ClusterController {
   @DeleteMapping("/{id}")
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Detach a cluster (admins); refused with 409 while sessions run or GPUs are allocated on it")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Accepted detach(Caller.User caller, @PathVariable String id) {
     return accepted(service.detach(caller, id));
   }
@@ -156,6 +163,7 @@ class ClusterController {
 
   @PostMapping("/{id}/connection-test")
   @Operation(summary = "Ask the cluster's worker to describe its cluster and check the runtime (RuntimeClass nvidia, HAMi, ingress)")
+  @ProblemResponses({ProblemCode.CLUSTER_UNREACHABLE, ProblemCode.TEMPORAL_UNAVAILABLE})
   ConnectionTest connectionTest(Caller.User caller, @PathVariable String id,
       @RequestBody(required = false) Map<String, Object> ignored) {
     ClusterProbeResult result = connectionTests.test(id);

@@ -1,5 +1,7 @@
 package io.gshare.api.credit;
 
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
@@ -57,6 +59,7 @@ class CreditController {
   @GetMapping("/api/v1/credits")
   @Transactional
   @Operation(summary = "Your balance and latest ledger entries (admins: any user's with user_id)")
+  @ProblemResponses({ProblemCode.FORBIDDEN, ProblemCode.NOT_FOUND})
   Credits get(Caller.User caller, @RequestParam(name = "user_id", required = false) String userId,
       @RequestParam(defaultValue = "100") int limit) {
     String user = userId == null ? caller.userId() : userId;
@@ -75,7 +78,10 @@ class CreditController {
   @PostMapping("/api/v1/credits/grants")
   @Transactional
   @Operation(summary = "Grant credits to a user (admins); idempotent per key: a retry books nothing twice")
+  @ApiResponse(responseCode = "201", description = "booked")
+  @ApiResponse(responseCode = "200", description = "this key was booked before: nothing booked again")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.NOT_FOUND})
   ResponseEntity<Granted> grant(Caller.User caller, @Valid @RequestBody Grant body,
       @RequestHeader(name = "Idempotency-Key", required = false) String headerKey) {
     requireUser(body.userId());

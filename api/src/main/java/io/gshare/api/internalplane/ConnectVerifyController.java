@@ -1,5 +1,9 @@
 package io.gshare.api.internalplane;
 
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.headers.Header;
 import io.gshare.core.audit.AuditLog;
 import io.gshare.core.session.SessionRepository;
 import io.gshare.api.security.Callers;
@@ -58,6 +62,15 @@ class ConnectVerifyController {
 
   @GetMapping(OpenPaths.CONNECT_VERIFY)
   @Operation(summary = "auth-url for session ingresses: 2xx may open, 401 not signed in, 403 not yours")
+  // The verdicts of an auth check: statuses with no body, as ingress-nginx and Envoy read them.
+  @ApiResponse(responseCode = "200", description = "may open the session (X-Gshare-User, X-Gshare-Session name who and"
+      + " which); with a one-time code, also the session's cookie", headers = {
+          @Header(name = "X-Gshare-User", schema = @Schema(type = "string")),
+          @Header(name = "X-Gshare-Session", schema = @Schema(type = "string"))}, content = @Content())
+  @ApiResponse(responseCode = "401", description = "not signed in: no token, or not a valid one",
+      headers = @Header(name = "WWW-Authenticate", schema = @Schema(type = "string")), content = @Content())
+  @ApiResponse(responseCode = "403", description = "not a session URL, not the caller's session, or not on its domain",
+      content = @Content())
   ResponseEntity<Void> verify(HttpServletRequest request,
       @RequestHeader(name = "X-Original-URL", required = false) String originalUrl) {
     return decide(request, originalUrl);
@@ -68,6 +81,17 @@ class ConnectVerifyController {
       RequestMethod.GET, RequestMethod.HEAD, RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH,
       RequestMethod.DELETE, RequestMethod.OPTIONS})
   @Operation(summary = "Envoy Gateway's extAuth for session routes: the original path after the prefix, any method")
+  // The verdicts of an auth check: statuses with no body, as ingress-nginx and Envoy read them.
+  @ApiResponse(responseCode = "200", description = "may open the session (X-Gshare-User, X-Gshare-Session name who and"
+      + " which); with a one-time code, also the session's cookie", headers = {
+          @Header(name = "X-Gshare-User", schema = @Schema(type = "string")),
+          @Header(name = "X-Gshare-Session", schema = @Schema(type = "string"))}, content = @Content())
+  @ApiResponse(responseCode = "401", description = "not signed in: no token, or not a valid one",
+      headers = @Header(name = "WWW-Authenticate", schema = @Schema(type = "string")), content = @Content())
+  @ApiResponse(responseCode = "403", description = "not a session URL, not the caller's session, or not on its domain",
+      content = @Content())
+  @ApiResponse(responseCode = "302", description = "a browser (Accept text/html) without a cookie: to sign in first",
+      headers = @Header(name = "Location", schema = @Schema(type = "string")))
   ResponseEntity<Void> verifyExtAuth(HttpServletRequest request,
       @RequestHeader(name = "X-Forwarded-Host", required = false) String forwardedHost,
       @RequestHeader(name = "Host", required = false) String host,

@@ -1,5 +1,7 @@
 package io.gshare.api.internalplane;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.node.InventoryWriter;
 import io.gshare.api.security.Caller;
 import io.gshare.api.session.SessionSignals;
@@ -37,6 +39,7 @@ class InternalReportsController {
 
   @PostMapping(InternalPaths.INVENTORY)
   @Operation(summary = "Upsert every node and GPU of the worker's cluster (one batched call per tick)")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   InventoryWriter.Applied inventory(Caller.Operator caller, @Valid @RequestBody InventoryReport report) {
     InventoryWriter.Applied applied = reports.inventory(caller, report);
     // After the commit: the cordon and the pauses act on rows the report wrote.
@@ -46,6 +49,7 @@ class InternalReportsController {
 
   @PostMapping(InternalPaths.SESSIONS_STATUS)
   @Operation(summary = "Report the pods behind sessions of the worker's cluster (complete: all of them)")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   Accepted status(Caller.Operator caller, @Valid @RequestBody StatusReport report) {
     InternalReportService.StatusApplied applied = reports.sessionStatus(caller, report);
     // After the commit, outside the transaction: the workflows decide, this only tells them.
@@ -55,6 +59,7 @@ class InternalReportsController {
 
   @PostMapping(InternalPaths.USAGE)
   @Operation(summary = "Record GPU usage samples of sessions of the worker's cluster")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   UsageAnswer usage(Caller.Operator caller, @Valid @RequestBody UsageReport report) {
     return reports.usage(caller, report);
   }
@@ -62,6 +67,7 @@ class InternalReportsController {
   @PostMapping(InternalPaths.VOLUMES_SYNC)
   @Operation(summary = "Sync the claims, usage and StorageClasses of the worker's cluster; answers what the worker"
       + " must apply (claims to resize, claims to delete)")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   VolumeSyncAnswer volumes(Caller.Operator caller, @Valid @RequestBody VolumeSync sync) {
     return reports.volumes(caller, sync);
   }

@@ -1,5 +1,7 @@
 package io.gshare.api.liveusage;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Caller;
 import io.gshare.contract.internal.Accepted;
 import io.gshare.contract.internal.InternalPaths;
@@ -58,6 +60,7 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
   @PostMapping(InternalPaths.BASE + InternalPaths.LIVE_USAGE)
   @Operation(summary = "A node's usage agent's last second of session samples, for the live chart (not stored)",
       tags = "internal")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   Accepted live(Caller.Operator caller, @Valid @RequestBody LiveUsage usage) {
     return new Accepted(service.accept(caller, usage));
   }
@@ -66,6 +69,7 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
   @Operation(summary = "Your session's live usage, one sample a second from the node's usage agent, as Server-Sent"
       + " Events (event usage, id the sample's time in ms): the last two minutes first, then each new sample. Only"
       + " where the operator enabled the agent (agent.enabled); owner only")
+  @ProblemResponses({ProblemCode.VALIDATION_FAILED})
   SseEmitter stream(Caller.User caller, @PathVariable String id) {
     if (!io.gshare.workflows.common.Ids.isValid(id)) {
       throw new io.gshare.core.error.GshareException(io.gshare.core.error.ProblemCode.VALIDATION_FAILED, "id is not an id");

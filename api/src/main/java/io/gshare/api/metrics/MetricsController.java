@@ -1,5 +1,6 @@
 package io.gshare.api.metrics;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
@@ -47,6 +48,7 @@ class MetricsController {
       + " session_cpu, session_memory, vgpu_memory_used; about exactly one of gpu_uuid, node_id, session_id,"
       + " cluster_id; start/end RFC 3339 (default the last hour), step 15s|30s|1m|5m|15m|1h (default 1m)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CLUSTER_UNREACHABLE, ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
   MetricQueryService.Answer query(Caller.User caller, @PathVariable String name,
       @RequestParam(name = "cluster_id", required = false) String clusterId,
       @RequestParam(name = "node_id", required = false) String nodeId,
@@ -72,6 +74,7 @@ class MetricsController {
   @Operation(summary = "Your session's metric series (its owner, or an admin): name gpu_utilization,"
       + " gpu_memory_used, session_cpu, session_memory or vgpu_memory_used (default gpu_utilization);"
       + " start/end/step as for /api/v1/metrics")
+  @ProblemResponses({ProblemCode.CLUSTER_UNREACHABLE, ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
   MetricQueryService.Answer sessionMetrics(Caller.User caller, @PathVariable String id,
       @RequestParam(defaultValue = "gpu_utilization") String name, @RequestParam(required = false) String start,
       @RequestParam(required = false) String end, @RequestParam(required = false) String step) {

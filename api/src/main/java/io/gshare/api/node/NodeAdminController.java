@@ -1,5 +1,7 @@
 package io.gshare.api.node;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.node.GpuCordon;
@@ -38,6 +40,7 @@ class NodeAdminController {
   @Operation(summary = "Delete an offline node and its GPU records, keeping the billing history (admins); "
       + "409 node_live while its cluster's worker still reports it, 409 node_busy naming the sessions still on it")
   @AdminOnly
+  @ProblemResponses({ProblemCode.NODE_BUSY, ProblemCode.NODE_LIVE})
   void delete(Caller.User caller, @PathVariable String id) {
     removal.delete(id, caller.actor());
   }
@@ -45,6 +48,7 @@ class NodeAdminController {
   @PostMapping("/api/v1/gpus/{uuid}/cordon")
   @Operation(summary = "Cordon a GPU card (admins): placement skips it, sessions on it keep running; idempotent")
   @AdminOnly
+  @ProblemResponses({ProblemCode.TEMPORAL_UNAVAILABLE})
   NodeQueries.GpuLocation cordon(Caller.User caller, @PathVariable String uuid) {
     return withHamiAnnotation(cordon.set(uuid, true, caller.actor()));
   }
@@ -52,6 +56,7 @@ class NodeAdminController {
   @PostMapping("/api/v1/gpus/{uuid}/uncordon")
   @Operation(summary = "Uncordon a GPU card (admins): placement may use it again; idempotent")
   @AdminOnly
+  @ProblemResponses({ProblemCode.TEMPORAL_UNAVAILABLE})
   NodeQueries.GpuLocation uncordon(Caller.User caller, @PathVariable String uuid) {
     return withHamiAnnotation(cordon.set(uuid, false, caller.actor()));
   }

@@ -1,5 +1,7 @@
 package io.gshare.api.node;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.node.NodeDrains;
@@ -42,6 +44,7 @@ class NodeDrainController {
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Drain a node (admins): cordon it, move (or pause, or end) its sessions, evict the other pods;"
       + " 409 operation_in_progress while a drain of it runs")
+  @ProblemResponses({ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Accepted drain(Caller.User caller, @PathVariable String id, @Valid @RequestBody(required = false) DrainBody body) {
     DrainBody request = body == null ? new DrainBody(null, null, null) : body;
     return accepted(drains.drain(caller, id, request.mode(), request.deadlineSeconds(), request.reason()));
@@ -50,6 +53,7 @@ class NodeDrainController {
   @PostMapping("/api/v1/nodes/{id}/uncordon")
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Undo a drain (admins): stop one under way, make the node schedulable again")
+  @ProblemResponses({ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   Accepted uncordon(Caller.User caller, @PathVariable String id) {
     return accepted(drains.uncordon(caller, id));
   }

@@ -1,5 +1,7 @@
 package io.gshare.api.operation;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -21,6 +23,7 @@ class OperationController {
   @GetMapping("/api/v1/operations")
   @Operation(summary = "Every operation on an object (?object_kind=cluster|session|user|node|volume&object_id=), newest first,"
       + " from Temporal visibility, each with its Temporal Web UI link")
+  @ProblemResponses({ProblemCode.FORBIDDEN, ProblemCode.NOT_FOUND, ProblemCode.TEMPORAL_UNAVAILABLE})
   OperationService.OperationList list(Caller.User caller, @RequestParam("object_kind") String objectKind,
       @RequestParam("object_id") String objectId) {
     return operations.listByObject(caller, objectKind, objectId);

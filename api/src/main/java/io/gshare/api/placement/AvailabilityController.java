@@ -1,5 +1,6 @@
 package io.gshare.api.placement;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.placement.PlacementService;
 
 import io.gshare.core.catalogue.OfferingRepository;
@@ -53,6 +54,8 @@ class AvailabilityController {
 
   @GetMapping("/api/v1/availability")
   @Operation(summary = "Whether you could start an offering (by offering_id, or the cheapest active one for gpu_model) now, where, and per attached cluster (cluster_id: on that cluster only)")
+  @ProblemResponses({ProblemCode.INSUFFICIENT_CAPACITY, ProblemCode.INSUFFICIENT_CREDITS, ProblemCode.QUOTA_EXCEEDED,
+      ProblemCode.UNSERVICEABLE})
   Availability check(Caller.User caller, @RequestParam(name = "offering_id", required = false) String offeringId,
       @RequestParam(name = "gpu_model", required = false) String gpuModel,
       @RequestParam(name = "cluster_id", required = false) String clusterId) {

@@ -1,5 +1,6 @@
 package io.gshare.api.policy;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.policy.PolicyRepository;
 
 import io.gshare.core.policy.Policy;
@@ -73,6 +74,7 @@ class PolicyController {
 
   @GetMapping("/api/v1/teams/{teamId}/policy")
   @Operation(summary = "The policy in force for a team (its own, or the default): admins, or the team's members")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   Policy getTeam(Caller.User caller, @PathVariable String teamId) {
     if (!teamId.equals(caller.teamId())) {
       access.requireAdmin(caller, "policy", teamId);

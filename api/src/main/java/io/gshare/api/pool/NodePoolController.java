@@ -1,5 +1,6 @@
 package io.gshare.api.pool;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
@@ -72,6 +73,7 @@ class NodePoolController {
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a node pool, dedicated to a team or not yet (admins)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   NodePool create(Caller.User caller, @Valid @RequestBody PoolInput in) {
     requireTeam(in.teamId());
     return pools.create(in.name(), in.teamId(), in.description());
@@ -80,6 +82,7 @@ class NodePoolController {
   @PatchMapping("/{id}")
   @Operation(summary = "Rename a pool or give it to another team (admins; team_id \"\" frees it)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   NodePool update(Caller.User caller, @PathVariable String id, @Valid @RequestBody PoolChange in) {
     NodePool pool = pools.findById(id).orElseThrow(() -> GshareException.notFound("node pool", id));
     String team = in.teamId() == null ? pool.teamId() : (in.teamId().isEmpty() ? null : in.teamId());

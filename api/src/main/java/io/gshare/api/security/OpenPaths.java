@@ -11,4 +11,14 @@ public final class OpenPaths {
   public static final String CONNECT_VERIFY = "/internal/connect/verify";
 
   private OpenPaths() {}
+
+  /**
+   * Whether {@code path} (a request path, or a route pattern such as {@code /internal/connect/verify/**}) is answered
+   * without a token: the open chain of {@link WebSecurityConfig} and the browser sign-in's paths. The served OpenAPI
+   * document declares no 401 for these.
+   */
+  public static boolean isOpen(String path) {
+    return path.equals(HEALTHZ) || path.equals(INTERNAL_JWKS) || path.equals(CONNECT_VERIFY)
+        || path.startsWith(CONNECT_VERIFY + "/") || io.gshare.api.signin.SignInPaths.isSignIn(path);
+  }
 }

@@ -93,10 +93,7 @@ class WebSecurityConfig implements WebMvcConfigurer {
   @Order(2)
   SecurityFilterChain openChain(HttpSecurity http) throws Exception {
     RequestMatcher open = new OrRequestMatcher(
-        request -> path(request).equals(OpenPaths.HEALTHZ),
-        request -> path(request).equals(OpenPaths.INTERNAL_JWKS),
-        request -> path(request).equals(OpenPaths.CONNECT_VERIFY)
-            || path(request).startsWith(OpenPaths.CONNECT_VERIFY + "/"),
+        request -> OpenPaths.isOpen(path(request)) && !io.gshare.api.signin.SignInPaths.isSignIn(path(request)),
         new DispatcherTypeRequestMatcher(DispatcherType.ERROR));
     return stateless(http.securityMatcher(open))
         .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
@@ -114,14 +111,7 @@ class WebSecurityConfig implements WebMvcConfigurer {
   SecurityFilterChain signInChain(HttpSecurity http, io.gshare.api.signin.OidcProperties oidc,
       io.gshare.api.signin.OidcClientRegistrations registrations, io.gshare.api.signin.SignInFlow flow,
       SecurityProblems problems) throws Exception {
-    http.securityMatcher(request -> {
-          String path = path(request);
-          return path.equals(io.gshare.api.signin.SignInPaths.LOGIN) || path.equals(io.gshare.api.signin.SignInPaths.LOGOUT)
-              || path.equals(io.gshare.api.signin.SignInPaths.CONNECT)
-              || path.equals(io.gshare.api.signin.SignInPaths.CLI) || path.equals(io.gshare.api.signin.SignInPaths.CLI_TOKEN)
-              || path.startsWith(io.gshare.api.signin.SignInPaths.AUTHORIZATION + "/")
-              || path.startsWith(io.gshare.api.signin.SignInPaths.CALLBACK + "/");
-        })
+    http.securityMatcher(request -> io.gshare.api.signin.SignInPaths.isSignIn(path(request)))
         // logout checks the double-submit CSRF header itself; login is a GET that changes nothing; the CLI's token
         // exchange carries no cookie, only the one-time code and its PKCE verifier
         .csrf(AbstractHttpConfigurer::disable)

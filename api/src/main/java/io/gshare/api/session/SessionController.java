@@ -1,5 +1,6 @@
 package io.gshare.api.session;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.session.SessionRepository;
 
 import io.gshare.core.error.GshareException;
@@ -63,6 +64,8 @@ class SessionController {
   @PostMapping("/api/v1/sessions")
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Start a session: admitted and placed now (409 unserviceable / insufficient_capacity / quota_exceeded, 402 insufficient_credits), created by its workflow")
+  @ProblemResponses({ProblemCode.INSUFFICIENT_CAPACITY, ProblemCode.INSUFFICIENT_CREDITS, ProblemCode.NOT_FOUND,
+      ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE, ProblemCode.UNSERVICEABLE, ProblemCode.VOLUME_IN_USE})
   SessionDetail create(Caller.User caller, @Valid @RequestBody NewSession body) {
     String id = service.create(caller, body.offeringId(), body.imageId(), body.volumeId(), body.name(), body.clusterId());
     // The workflow has only just started: its steps are followed with GET, not waited for here.
@@ -71,6 +74,7 @@ class SessionController {
 
   @GetMapping("/api/v1/sessions")
   @Operation(summary = "Your sessions, newest first, a page at a time (next: the cursor for after=); admins see all and may filter by cluster, node, state and user")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   SessionList list(Caller.User caller,
       @RequestParam(name = "user_id", required = false) String userId,
       @RequestParam(name = "cluster_id", required = false) String clusterId,
@@ -104,6 +108,7 @@ class SessionController {
 
   @PostMapping("/api/v1/sessions/{id}/pause")
   @Operation(summary = "Pause: lossless (checkpoint) on nodes with CRIU and cuda-checkpoint ready, else cold; billing closes, GPUs are released")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
   SessionDetail pause(Caller.User caller, @PathVariable String id) {
     service.command(caller, id, SessionCommand.PAUSE);
     return detail(caller, id);
@@ -111,6 +116,8 @@ class SessionController {
 
   @PostMapping("/api/v1/sessions/{id}/resume")
   @Operation(summary = "Resume: re-admitted and re-placed on the same GPU model; billing reopens")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.INSUFFICIENT_CAPACITY, ProblemCode.INSUFFICIENT_CREDITS,
+      ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE, ProblemCode.UNSERVICEABLE})
   SessionDetail resume(Caller.User caller, @PathVariable String id) {
     service.command(caller, id, SessionCommand.RESUME);
     return detail(caller, id);
@@ -118,6 +125,7 @@ class SessionController {
 
   @DeleteMapping("/api/v1/sessions/{id}")
   @Operation(summary = "End a session: its objects deleted, billing settled, GPUs released; history kept")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
   SessionDetail terminate(Caller.User caller, @PathVariable String id) {
     service.command(caller, id, SessionCommand.TERMINATE);
     return detail(caller, id);

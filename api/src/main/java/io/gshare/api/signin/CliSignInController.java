@@ -69,6 +69,19 @@ class CliSignInController {
   @GetMapping(SignInPaths.CLI)
   @Operation(summary = "gshare login's browser step: sign in where needed, then back to the CLI's loopback listener"
       + " http://127.0.0.1:<port>/callback with a one-time code bound to its PKCE challenge")
+  // A browser's page: it answers redirects and HTML, not problem documents.
+  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "302",
+      description = "to the CLI's loopback listener with a one-time code, or to /auth/login first",
+      headers = @io.swagger.v3.oas.annotations.headers.Header(name = "Location",
+          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "string")))
+  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "400",
+      description = "not a gshare login: a bad port, state or code challenge",
+      content = @io.swagger.v3.oas.annotations.media.Content(mediaType = "text/html",
+          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "string")))
+  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "404",
+      description = "sign-in is off: no identity provider configured",
+      content = @io.swagger.v3.oas.annotations.media.Content(mediaType = "text/html",
+          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "string")))
   void start(@RequestParam int port, @RequestParam String state, @RequestParam("code_challenge") String challenge,
       HttpServletRequest request, HttpServletResponse response) throws IOException {
     if (port < 1024 || port > 65535 || state.isBlank() || state.length() > 128 || !state.matches("[A-Za-z0-9._~-]+")
@@ -98,6 +111,7 @@ class CliSignInController {
   @Transactional
   @Operation(summary = "gshare login's token exchange: the one-time code and its PKCE verifier for an API token"
       + " (401 when the code is unknown, used, expired or the verifier does not match)")
+  @io.gshare.api.error.ProblemResponses(ProblemCode.UNAUTHORIZED)
   CliToken token(@Valid @RequestBody CliTokenRequest body) {
     String userId = codes.redeem(body.code(), body.codeVerifier())
         .orElseThrow(() -> new GshareException(ProblemCode.UNAUTHORIZED,

@@ -1,5 +1,11 @@
 package io.gshare.api.signin;
 
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.BrowserSession;
 import io.gshare.api.security.Callers;
 import io.gshare.api.security.InvalidTokenException;
@@ -37,6 +43,12 @@ class SignInController {
   @GetMapping(SignInPaths.CONNECT)
   @Operation(summary = "A session router's auth-signin: back to the session URL rd with a one-time code for its"
       + " domain, after signing in on the console where needed; 403 for someone else's session")
+  // A browser's page: it answers redirects and HTML, not problem documents.
+  @ApiResponse(responseCode = "302", description = "to the session URL with a one-time code, or to /auth/login first",
+      headers = @Header(name = "Location", schema = @Schema(type = "string")))
+  @ApiResponse(responseCode = "401", description = "not signed in, and no identity provider to sign in with", content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
+  @ApiResponse(responseCode = "403", description = "someone else's session, or one not running", content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
+  @ApiResponse(responseCode = "422", description = "rd is not a session URL", content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
   void connect(@RequestParam(required = false) String rd, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     io.gshare.api.security.Caller.User caller = null;
@@ -70,6 +82,9 @@ class SignInController {
   @GetMapping(SignInPaths.LOGIN)
   @Operation(summary = "Sign in with the organisation's identity provider (a browser redirect); next: a path of this"
       + " site to return to")
+  @ApiResponse(responseCode = "302", description = "to the identity provider",
+      headers = @Header(name = "Location", schema = @Schema(type = "string")))
+  @ApiResponse(responseCode = "404", description = "sign-in is off: no identity provider configured", content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
   void login(@RequestParam(required = false) String next, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     if (!oidc.enabled()) {
@@ -84,6 +99,8 @@ class SignInController {
 
   @PostMapping(SignInPaths.LOGOUT)
   @Operation(summary = "Sign out: the browser's token is revoked and its cookies removed (needs the CSRF header)")
+  @ApiResponse(responseCode = "204", description = "signed out (also when it was not signed in)")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   void logout(HttpServletRequest request, HttpServletResponse response) throws IOException {
     var token = browser.token(request);
     if (token.isPresent()) {

@@ -27,4 +27,11 @@ public final class SignInPaths {
   public static final String CALLBACK = "/login/oauth2/code";
 
   private SignInPaths() {}
+
+  /** Whether {@code path} belongs to the sign-in (its own filter chain, no token needed). */
+  public static boolean isSignIn(String path) {
+    return path.equals(LOGIN) || path.equals(LOGOUT) || path.equals(CONNECT) || path.equals(CLI) || path.equals(CLI_TOKEN)
+        || path.startsWith(AUTHORIZATION + "/")
+        || path.startsWith(CALLBACK + "/");
+  }
 }

@@ -1,5 +1,7 @@
 package io.gshare.api.user;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.Operation;
@@ -38,6 +40,7 @@ class TeamController {
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a team (admins)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   Team create(Caller.User caller, @Valid @RequestBody NewTeam body) {
     return teams.create(body.name());
   }

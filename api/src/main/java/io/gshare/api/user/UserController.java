@@ -1,5 +1,7 @@
 package io.gshare.api.user;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.user.UserRepository;
 
 import io.gshare.api.security.AdminOnly;
@@ -54,6 +56,7 @@ class UserController {
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a user (admins; only a super admin creates admins)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   UserRepository.User create(Caller.User caller, @Valid @RequestBody NewUser body) {
     return users.create(caller, body.email(), body.displayName(), body.role(), body.teamId());
   }
@@ -73,6 +76,7 @@ class UserController {
 
   @GetMapping("/{id}")
   @Operation(summary = "One user (admins, or the user themselves)")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   UserRepository.User get(Caller.User caller, @PathVariable String id) {
     return users.get(caller, id);
   }
@@ -80,6 +84,7 @@ class UserController {
   @PatchMapping("/{id}")
   @Operation(summary = "Change a user's role, team, name or disabled flag (admins; role changes to or from admin need a super admin)")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   UserRepository.User update(Caller.User caller, @PathVariable String id, @Valid @RequestBody UserChange body) {
     return users.update(caller, id, body.role(), body.teamId(), body.disabled(), body.displayName());
   }
@@ -87,6 +92,7 @@ class UserController {
   @PostMapping("/{id}/tokens")
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Issue an API token (the user themselves, or an admin); the token is shown only here")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   IssuedToken issue(Caller.User caller, @PathVariable String id, @Valid @RequestBody(required = false) NewToken body) {
     NewToken request = body == null ? new NewToken(null, null) : body;
     UserService.IssuedToken issued = users.issueToken(caller, id, request.name(),
@@ -96,6 +102,7 @@ class UserController {
 
   @GetMapping("/{id}/tokens")
   @Operation(summary = "A user's tokens, without their values")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   TokenList tokens(Caller.User caller, @PathVariable String id) {
     return new TokenList(users.tokens(caller, id));
   }
@@ -103,6 +110,7 @@ class UserController {
   @DeleteMapping("/{id}/tokens/{tokenId}")
   @ResponseStatus(HttpStatus.NO_CONTENT)
   @Operation(summary = "Revoke a token; it stops working at once")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   void revoke(Caller.User caller, @PathVariable String id, @PathVariable String tokenId) {
     users.revoke(caller, id, tokenId);
   }

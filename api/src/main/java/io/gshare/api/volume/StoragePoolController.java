@@ -1,5 +1,7 @@
 package io.gshare.api.volume;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.error.GshareException;
@@ -73,6 +75,7 @@ class StoragePoolController {
   @Operation(summary = "Register a storage pool (admins): name, cluster_id, storage_class, scope all|selected (cluster_ids),"
       + " capacity_source csi|manual (manual_capacity_gb)|node_disk, is_default")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   StoragePool create(Caller.User caller, @Valid @RequestBody PoolInput in) {
     return service.create(caller.actor(), in.toDomain());
   }
@@ -80,6 +83,7 @@ class StoragePoolController {
   @PatchMapping("/{id}")
   @Operation(summary = "Change a storage pool (admins); its StorageClass only while it holds no volume")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   StoragePool update(Caller.User caller, @PathVariable String id, @Valid @RequestBody PoolInput in) {
     return service.update(caller.actor(), id, in.toDomain());
   }
@@ -88,6 +92,7 @@ class StoragePoolController {
   @ResponseStatus(HttpStatus.NO_CONTENT)
   @Operation(summary = "Delete a storage pool (admins); 409 while volumes not reclaimed live in it")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   void delete(Caller.User caller, @PathVariable String id) {
     service.delete(caller.actor(), id);
   }

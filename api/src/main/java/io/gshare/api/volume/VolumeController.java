@@ -1,5 +1,7 @@
 package io.gshare.api.volume;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.core.volume.VolumeExpansionRepository;
@@ -63,6 +65,7 @@ class VolumeController {
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a volume of yours in a storage pool (pool_id optional: the default pool, else the only one);"
       + " 409 quota_exceeded / insufficient_storage / conflict (name taken)")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.INSUFFICIENT_STORAGE, ProblemCode.QUOTA_EXCEEDED})
   VolumeDetail create(Caller.User caller, @RequestBody NewVolume body) {
     return detail(service.create(caller, body.name(), body.sizeGb(), body.poolId()));
   }
@@ -70,6 +73,7 @@ class VolumeController {
   @GetMapping("/api/v1/volumes")
   @Operation(summary = "Your volumes not reclaimed, newest first (admins: everyone's, filter by user_id);"
       + " filters pool_id and cluster_id (a claim there)")
+  @ProblemResponses({ProblemCode.FORBIDDEN})
   VolumeList list(Caller.User caller,
       @RequestParam(name = "user_id", required = false) String userId,
       @RequestParam(name = "pool_id", required = false) String poolId,
@@ -92,6 +96,7 @@ class VolumeController {
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Delete a volume (owner or admin): deleting, restorable until reclaim_after, then reclaimed by its"
       + " workflow; 409 volume_in_use while a session not ended holds it")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE, ProblemCode.VOLUME_IN_USE})
   VolumeDetail delete(Caller.User caller, @PathVariable String id) {
     return detail(service.delete(caller, id));
   }
@@ -99,6 +104,7 @@ class VolumeController {
   @PostMapping("/api/v1/volumes/{id}/restore")
   @Operation(summary = "Restore a deleting volume before reclaim_after (owner or admin); 409 once reclaimed or when not"
       + " deleting")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE})
   VolumeDetail restore(Caller.User caller, @PathVariable String id) {
     return detail(service.restore(caller, id));
   }
@@ -107,6 +113,7 @@ class VolumeController {
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Ask for a larger size (owner or admin), for an admin to approve; checked against quotas and the"
       + " pool's capacity; one open request per volume")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.INSUFFICIENT_STORAGE, ProblemCode.QUOTA_EXCEEDED})
   Expansion requestExpansion(Caller.User caller, @PathVariable String id, @RequestBody ExpansionInput body) {
     return service.requestExpansion(caller, id, body.sizeGb());
   }

@@ -1,5 +1,7 @@
 package io.gshare.api.volume;
 
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.error.GshareException;
@@ -62,6 +64,7 @@ class VolumeExpansionController {
   @Operation(summary = "Approve (admins): the volume becomes expanding with requested_size_gb, quota and pool capacity"
       + " checked again; the volume sync grows its claims")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.INSUFFICIENT_STORAGE, ProblemCode.QUOTA_EXCEEDED})
   Expansion approve(Caller.User caller, @PathVariable String id) {
     return volumes.approve(caller.actor(), id);
   }
@@ -69,6 +72,7 @@ class VolumeExpansionController {
   @PostMapping("/{id}/reject")
   @Operation(summary = "Reject (admins), saying why")
   @AdminOnly
+  @ProblemResponses({ProblemCode.CONFLICT})
   Expansion reject(Caller.User caller, @PathVariable String id, @Valid @RequestBody Rejection body) {
     return volumes.reject(caller.actor(), id, body.reason().strip());
   }

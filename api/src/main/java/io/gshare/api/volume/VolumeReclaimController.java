@@ -1,5 +1,6 @@
 package io.gshare.api.volume;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.error.GshareException;
@@ -34,6 +35,7 @@ class VolumeReclaimController {
   @PostMapping("/api/v1/volumes/{id}/reclaim/retry")
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Retry a stopped volume reclaim (admins), once what held its claims is gone; 409 when no reclaim runs")
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
   OperationRef retry(Caller.User caller, @PathVariable String id) {
     String workflowId = WorkflowIds.volumeReclaim(id);
     try {
