@@ -82,10 +82,19 @@ class CliSignInController {
       description = "sign-in is off: no identity provider configured",
       content = @io.swagger.v3.oas.annotations.media.Content(mediaType = "text/html",
           schema = @io.swagger.v3.oas.annotations.media.Schema(type = "string")))
-  void start(@RequestParam int port, @RequestParam String state, @RequestParam("code_challenge") String challenge,
+  void start(
+      // Optional and read as text here: a browser missing one, or with a port that is not a number, gets the page
+      // below, not a problem document.
+      @io.swagger.v3.oas.annotations.Parameter(description = "the CLI's loopback port", required = true,
+          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "integer", minimum = "1024", maximum = "65535"))
+      @RequestParam(required = false) String port,
+      @io.swagger.v3.oas.annotations.Parameter(required = true) @RequestParam(required = false) String state,
+      @io.swagger.v3.oas.annotations.Parameter(required = true)
+      @RequestParam(name = "code_challenge", required = false) String challenge,
       HttpServletRequest request, HttpServletResponse response) throws IOException {
-    if (port < 1024 || port > 65535 || state.isBlank() || state.length() > 128 || !state.matches("[A-Za-z0-9._~-]+")
-        || !CliSignInCodes.isChallenge(challenge)) {
+    int loopback = port != null && port.matches("\\d{4,5}") ? Integer.parseInt(port) : -1;
+    if (loopback < 1024 || loopback > 65535 || state == null || state.isBlank() || state.length() > 128
+        || !state.matches("[A-Za-z0-9._~-]+") || challenge == null || !CliSignInCodes.isChallenge(challenge)) {
       SignInFlow.page(response, 400, "Not a gshare login", "This page is opened by 'gshare login' with its port,"
           + " state and code challenge; run that command again.");
       return;
@@ -97,14 +106,14 @@ class CliSignInController {
             + " run 'gshare login --token <API token>' instead.");
         return;
       }
-      String back = SignInPaths.CLI + "?port=" + port + "&state=" + state + "&code_challenge=" + challenge;
+      String back = SignInPaths.CLI + "?port=" + loopback + "&state=" + state + "&code_challenge=" + challenge;
       response.sendRedirect(request.getContextPath() + SignInPaths.LOGIN + "?next="
           + URLEncoder.encode(back, StandardCharsets.UTF_8));
       return;
     }
     String code = codes.issue(caller.userId(), challenge);
     // The loopback address only (RFC 8252 7.3): never a host name another machine could answer for.
-    response.sendRedirect("http://127.0.0.1:" + port + "/callback?code=" + code + "&state=" + state);
+    response.sendRedirect("http://127.0.0.1:" + loopback + "/callback?code=" + code + "&state=" + state);
   }
 
   @PostMapping(SignInPaths.CLI_TOKEN)
