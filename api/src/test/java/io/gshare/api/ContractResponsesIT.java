@@ -13,6 +13,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -21,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -108,7 +111,7 @@ class ContractResponsesIT extends ApiIntegrationTest {
     } finally {
       assertThat(call("PUT", "/api/v1/policies/default", defaultPolicy, admin, null).status()).isEqualTo(200);
     }
-    java.nio.file.Files.write(java.nio.file.Path.of("target", "contract-responses.txt"), answers);
+    Files.write(Path.of("target", "contract-responses.txt"), answers);
     System.out.printf("ContractResponsesIT: %d operations swept, answers by status %s, skipped %s%n", operations, seen,
         SKIPPED);
     assertThat(SKIPPED.keySet()).as("skipped operations the document still has").allSatisfy(skipped -> {
@@ -242,7 +245,7 @@ class ContractResponsesIT extends ApiIntegrationTest {
   }
 
   private static Set<String> fieldNames(JsonNode node) {
-    Set<String> names = new java.util.TreeSet<>();
+    Set<String> names = new TreeSet<>();
     node.fieldNames().forEachRemaining(names::add);
     return names;
   }
