@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build cli dev test test-java test-e2e test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
+.PHONY: help build cli dev test test-java test-e2e test-faults test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -67,6 +67,11 @@ test-images: images-local ## build the images on the local base, check their con
 
 test-e2e: ## the console in a real browser (Debian's chromium, installed when missing; playwright-core) against the dev runtime, its OIDC provider and nginx; needs the jars (make build or test-java); screenshots in e2e/target/screenshots
 	hack/e2e.sh
+
+test-faults: tools ## the fault and bad-input suite, slow scenarios too: each failure injected into the dev runtime's parts, the four invariants checked after each; prints the table (target/fault-suite.txt)
+	$(MVN) -q -DskipTests install
+	$(MVN) verify -pl dev-runtime -Dit.test=FaultSuiteIT -Dgshare.faults.excluded=none -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false
+	@cat dev-runtime/target/fault-suite.txt
 
 test-shell: ## shellcheck and bats over hack/
 	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi

@@ -12,7 +12,6 @@ import io.gshare.cli.support.Terminal;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -64,21 +63,7 @@ class CliIT {
 
   @BeforeAll
   void start() throws IOException {
-    runtime = DevRuntime.start(DevRuntimeOptions.parse(new String[] {
-        "--clusters", "1",
-        "--http-port", String.valueOf(freePort()),
-        "--management-port", String.valueOf(freePort()),
-        "--temporal-port", String.valueOf(freePort()),
-        "--temporal-ui-port", String.valueOf(freePort()),
-        "--oidc-port", String.valueOf(freePort()),
-        "--temporal-cli", System.getProperty("gshare.dev.temporal-cli"),
-        "--nginx", System.getProperty("gshare.dev.nginx"),
-        "--ingress-port", String.valueOf(freePort()),
-        "--postgres-port", String.valueOf(freePort()),
-        "--simulator-port", String.valueOf(freePort()),
-        "--api-jar", System.getProperty("gshare.dev.api-jar"),
-        "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
-        "--log-dir", Path.of("target", "cli-it-logs").toAbsolutePath().toString()}, Map.of()));
+    runtime = TestRuntimes.start("cli-it-logs");
   }
 
   @AfterAll
@@ -461,13 +446,5 @@ class CliIT {
     String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
     return new Run(process.exitValue(), out, Files.readString(err));
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 }

@@ -108,7 +108,7 @@ class SessionController {
 
   @PostMapping("/api/v1/sessions/{id}/pause")
   @Operation(summary = "Pause: lossless (checkpoint) on nodes with CRIU and cuda-checkpoint ready, else cold; billing closes, GPUs are released")
-  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
+  @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   SessionDetail pause(Caller.User caller, @PathVariable String id) {
     service.command(caller, id, SessionCommand.PAUSE);
     return detail(caller, id);
@@ -117,7 +117,8 @@ class SessionController {
   @PostMapping("/api/v1/sessions/{id}/resume")
   @Operation(summary = "Resume: re-admitted and re-placed on the same GPU model; billing reopens")
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.INSUFFICIENT_CAPACITY, ProblemCode.INSUFFICIENT_CREDITS,
-      ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE, ProblemCode.UNSERVICEABLE})
+      ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE,
+      ProblemCode.UNSERVICEABLE})
   SessionDetail resume(Caller.User caller, @PathVariable String id) {
     service.command(caller, id, SessionCommand.RESUME);
     return detail(caller, id);

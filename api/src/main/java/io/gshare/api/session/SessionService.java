@@ -245,6 +245,11 @@ public class SessionService {
         case TERMINATE -> workflow.terminate();
       };
     } catch (WorkflowNotFoundException | WorkflowUpdateException e) {
+      if (e.getCause() instanceof io.temporal.failure.ApplicationFailure refused
+          && io.gshare.workflows.session.SessionTexts.isBusy(refused.getOriginalMessage())) {
+        throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, refused.getOriginalMessage(),
+            Map.of("operation_id", WorkflowIds.session(sessionId)));
+      }
       String state = sessions.stateOf(sessionId).orElseThrow();
       if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
         return new SessionView(sessionId, SessionState.fromWire(state), null, null, null, null, null, null, null);

@@ -74,4 +74,16 @@ public final class SessionTexts {
   public static String cannot(SessionState state, String what) {
     return "the session is " + state.wireName() + "; it cannot " + what;
   }
+
+  /** What a refusal for being busy says; the API finds it by this (a validator's failure type does not travel). */
+  public static final String BUSY = "has a command waiting";
+
+  public static String busy(SessionState state, String what) {
+    return "the session is " + state.wireName() + " and " + BUSY + "; try to " + what + " again once it is done";
+  }
+
+  /** A refused update's message says the session was busy (not ended): the API answers operation_in_progress. */
+  public static boolean isBusy(String message) {
+    return message != null && message.contains(BUSY);
+  }
 }

@@ -31,6 +31,9 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   /** What the loop carries out, in arrival order: the three user commands and three of its own. */
   enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN, IDLE, REROUTE, GPU_FAULT }
 
+  /** The pause or resume under way plus one waiting: more are refused (operation_in_progress). */
+  static final int MAX_USER_COMMANDS_QUEUED = 2;
+
   // Steps of the operation a command shows (GET /api/v1/sessions/{id}).
   static final String CREATE_OBJECTS = "create the pod, service and ingress";
   static final String WAIT_RUNNING = "wait until it runs";
@@ -551,6 +554,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   @Override
   public void validatePause() {
     refuseWhenEnded("pause");
+    refuseWhenBusy("pause");
   }
 
   @Override
@@ -561,6 +565,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   @Override
   public void validateResume() {
     refuseWhenEnded("resume");
+    refuseWhenBusy("resume");
   }
 
   @Override
@@ -634,6 +639,18 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     if (state == SessionState.RUNNING && !commands.contains(Command.CHECK_POD)) {
       podLostReason = reason;
       enqueue(Command.CHECK_POD);
+    }
+  }
+
+  /**
+   * Pause and resume queue behind the command under way, one deep: a burst of them is answered at once (validators
+   * write no history, so a refused update costs the workflow nothing) instead of growing a queue that would keep
+   * the session pausing and resuming, and its callers waiting, long after the burst.
+   */
+  private void refuseWhenBusy(String what) {
+    long waitingOrUnderWay = commands.stream().filter(c -> c == Command.PAUSE || c == Command.RESUME).count();
+    if (waitingOrUnderWay >= MAX_USER_COMMANDS_QUEUED) {
+      throw new IllegalStateException(SessionTexts.busy(state, what));
     }
   }
 

@@ -110,6 +110,34 @@ class SessionWorkflowTest {
   }
 
   @Test
+  void aBurstOfPausesAndResumesQueuesOneBehindTheCommandUnderWayAndRefusesTheRest(TestWorkflowEnvironment env,
+      WorkflowClient client, Worker worker) throws Exception {
+    java.util.concurrent.CountDownLatch checkpointing = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    when(cluster.checkpoint(SESSION)).thenAnswer(call -> {
+      checkpointing.countDown();
+      release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+      return "/var/lib/kubelet/checkpoints/checkpoint-x.tar";
+    });
+    SessionWorkflow session = begin(env, client, worker, start(true, null, null));
+    awaitState(env, session, SessionState.RUNNING);
+    WorkflowStub stub = WorkflowStub.fromTyped(session);
+    var pause = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    assertThat(checkpointing.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    var resume = stub.startUpdate("resume", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    // The pause under way and the resume behind it fill the queue: the next is refused at once, in words.
+    assertThatThrownBy(session::pause).isInstanceOf(io.temporal.client.WorkflowUpdateException.class)
+        .cause().isInstanceOf(ApplicationFailure.class)
+        .matches(f -> SessionTexts.isBusy(((ApplicationFailure) f).getOriginalMessage()));
+    assertThatThrownBy(session::resume).isInstanceOf(io.temporal.client.WorkflowUpdateException.class);
+    release.countDown();
+    assertThat(pause.getResultAsync().get(30, java.util.concurrent.TimeUnit.SECONDS).state()).isEqualTo(SessionState.PAUSED);
+    assertThat(resume.getResultAsync().get(30, java.util.concurrent.TimeUnit.SECONDS).state()).isEqualTo(SessionState.RUNNING);
+    // Terminate is never refused for being busy.
+    assertThat(session.terminate().state()).isEqualTo(SessionState.TERMINATED);
+  }
+
+  @Test
   void aSessionRunsPausesLosslesslyResumesAndTerminates(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(true, null, null));
     awaitState(env, session, SessionState.RUNNING);

@@ -1,0 +1,39 @@
+package io.gshare.dev;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** A dev runtime for a test class: one simulated cluster, every port free, its logs under target/. */
+public final class TestRuntimes {
+
+  private TestRuntimes() {}
+
+  public static DevRuntime start(String logDir) throws IOException {
+    return DevRuntime.start(DevRuntimeOptions.parse(new String[] {
+        "--clusters", "1",
+        "--http-port", String.valueOf(freePort()),
+        "--management-port", String.valueOf(freePort()),
+        "--temporal-port", String.valueOf(freePort()),
+        "--temporal-ui-port", String.valueOf(freePort()),
+        "--oidc-port", String.valueOf(freePort()),
+        "--temporal-cli", System.getProperty("gshare.dev.temporal-cli"),
+        "--nginx", System.getProperty("gshare.dev.nginx"),
+        "--ingress-port", String.valueOf(freePort()),
+        "--postgres-port", String.valueOf(freePort()),
+        "--simulator-port", String.valueOf(freePort()),
+        "--api-jar", System.getProperty("gshare.dev.api-jar"),
+        "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
+        "--log-dir", Path.of("target", logDir).toAbsolutePath().toString()}, Map.of()));
+  }
+
+  public static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
