@@ -341,6 +341,152 @@ class FaultSuiteIT {
     return () -> iterator;
   }
 
+  @Test
+  @org.junit.jupiter.api.DisplayName("15 a node dropped while its sessions start; restored with the same hostname")
+  void aNodeDroppedWhileItsSessionsStartAndRestored(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String node = "sim-a100-0";
+    var simulator = runtime.clusters().get(0).simulator();
+    awaitSchedulable(nodeIdOf(node));
+    List<String> sessions = new ArrayList<>();
+    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst()
+        .orElseThrow().id();
+    for (int i = 0; i < 2; i++) {
+      Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+          + catalogue.imageId() + "\",\"name\":\"fault-15-" + i + "\"}", demo, Map.of());
+      assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
+      sessions.add(created.body().at("/session/id").asText());
+    }
+    simulator.dropNode(node);
+    Instant dropped = Instant.now();
+    Thread.sleep(10_000);
+    // While its kubelet is silent, nothing runs there.
+    for (String session : sessions) {
+      assertThat(send("GET", "/api/v1/sessions/" + session, null, demo, Map.of()).body().at("/session/state").asText())
+          .isNotEqualTo("running");
+    }
+    simulator.restoreNode(node);
+    List<String> ends = new ArrayList<>();
+    for (String session : sessions) {
+      ends.add(awaitState(session, List.of("running", "paused", "failed"), Duration.ofMinutes(3)));
+    }
+    assertThat(ends).allMatch(List.of("running", "paused", "failed")::contains);
+    // The node came back as itself: one row for the hostname, ready again.
+    JsonNode nodes = send("GET", "/api/v1/nodes?cluster_id=" + runtime.clusters().get(0).id(), null, admin, Map.of())
+        .body().path("items");
+    assertThat(nodes.findValuesAsText("hostname").stream().filter(node::equals)).hasSize(1);
+    note = "sessions " + ends;
+    endScenario(info, started, dropped.plusSeconds(10));
+    for (String session : sessions) {
+      terminate(session);
+    }
+  }
+
+  @Test
+  @org.junit.jupiter.api.DisplayName("16 a drain racing a user's pause on the same session")
+  void aDrainRacingAUsersPause(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String session = startSession("fault-16");
+    String node = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/node_id").asText();
+    List<Answer> answers = parallel(2, 2, i -> i == 0
+        ? send("POST", "/api/v1/nodes/" + node + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 16\"}", admin, Map.of())
+        : send("POST", "/api/v1/sessions/" + session + "/pause", null, demo, Map.of()));
+    Instant raced = Instant.now();
+    assertThat(answers).extracting(Answer::status).allMatch(s -> s < 500);
+    assertThat(answers.get(0).status()).as(answers.get(0).body().toString()).isEqualTo(202);
+    String drain = answers.get(0).body().at("/operation/id").asText();
+    String status = awaitOperation(drain, Duration.ofMinutes(3));
+    assertThat(status).isEqualTo("completed");
+    // Both wanted it paused: it is, once, and billed once.
+    assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(2))).isEqualTo("paused");
+    note = "user's pause " + answers.get(1).status() + ", drain " + status;
+    endScenario(info, started, raced);
+    Answer uncordon = send("POST", "/api/v1/nodes/" + node + "/uncordon", null, admin, Map.of());
+    assertThat(awaitOperation(uncordon.body().at("/operation/id").asText(), Duration.ofMinutes(2))).isEqualTo("completed");
+    awaitSchedulable(node);
+    terminate(session);
+  }
+
+  @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
+  @org.junit.jupiter.api.DisplayName("12 credits running out mid-session; a grant arriving during the pause")
+  void creditsRunningOutMidSessionAndAGrantDuringThePause(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    Answer user = send("POST", "/api/v1/users", "{\"email\":\"poor-" + System.nanoTime() + "@example.com\"}", admin,
+        Map.of());
+    String userId = user.body().path("id").asText();
+    String token = send("POST", "/api/v1/users/" + userId + "/tokens", "{\"name\":\"fault-12\"}", admin, Map.of())
+        .body().path("token").asText();
+    var offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst().orElseThrow();
+    java.math.BigDecimal perMinute = DemoCatalogue.FRACTIONAL_PRICE_PER_HOUR.divide(java.math.BigDecimal.valueOf(60), 6,
+        java.math.RoundingMode.HALF_UP);
+    // Two minutes' worth.
+    grant(userId, perMinute.multiply(java.math.BigDecimal.valueOf(2)).add(new java.math.BigDecimal("0.001")), "fault-12-a");
+    Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering.id() + "\",\"image_id\":\""
+        + catalogue.imageId() + "\",\"name\":\"fault-12\"}", token, Map.of());
+    assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
+    String session = created.body().at("/session/id").asText();
+    assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
+    // The metering sweep runs every minute: within a few, the balance cannot pay the next minute and it pauses.
+    assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(5))).isEqualTo("paused");
+    Instant paused = Instant.now();
+    java.math.BigDecimal balance = balance(userId).value();
+    assertThat(balance).as("at most one minute below zero").isGreaterThanOrEqualTo(perMinute.negate());
+    // A grant during the pause: the user resumes and it runs again.
+    grant(userId, java.math.BigDecimal.ONE, "fault-12-b");
+    Answer resumed = send("POST", "/api/v1/sessions/" + session + "/resume", null, token, Map.of());
+    assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+    assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
+    note = "paused at balance " + balance + ", resumed after the grant";
+    endScenario(info, started, paused);
+    send("DELETE", "/api/v1/sessions/" + session, null, token, Map.of());
+    awaitState(session, List.of("terminated", "failed"), Duration.ofMinutes(2));
+  }
+
+  private void grant(String userId, java.math.BigDecimal amount, String key) throws Exception {
+    Answer granted = send("POST", "/api/v1/credits/grants", "{\"user_id\":\"" + userId + "\",\"amount\":"
+        + amount.toPlainString() + ",\"idempotency_key\":\"" + key + "-" + userId + "\"}", admin, Map.of());
+    assertThat(granted.status()).as(granted.body().toString()).isIn(200, 201);
+  }
+
+  private String nodeIdOf(String hostname) throws Exception {
+    for (JsonNode n : send("GET", "/api/v1/nodes", null, admin, Map.of()).body().path("items")) {
+      if (n.path("hostname").asText().equals(hostname)) {
+        return n.path("id").asText();
+      }
+    }
+    throw new AssertionError("no node " + hostname);
+  }
+
+  /** Until the worker's inventory shows the node schedulable and undrained (an uncordon is seen at its next report). */
+  private void awaitSchedulable(String nodeId) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
+    while (Instant.now().isBefore(deadline)) {
+      for (JsonNode n : send("GET", "/api/v1/nodes", null, admin, Map.of()).body().path("items")) {
+        if (n.path("id").asText().equals(nodeId) && n.path("schedulable").asBoolean()
+            && (n.path("drain_state").isMissingNode() || n.path("drain_state").isNull())
+            && "ready".equals(n.path("liveness").asText())) {
+          return;
+        }
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError("node " + nodeId + " is not schedulable again within a minute");
+  }
+
+  private String awaitOperation(String id, Duration within) throws Exception {
+    Instant deadline = Instant.now().plus(within);
+    String status = null;
+    while (Instant.now().isBefore(deadline)) {
+      status = send("GET", "/api/v1/operations/" + id, null, admin, Map.of()).body().path("status").asText();
+      if (!"running".equals(status)) {
+        return status;
+      }
+      Thread.sleep(500);
+    }
+    return status;
+  }
+
   /** The operator token of the cluster's worker, read from its Secret as the kubelet mounts it. */
   private String operatorToken() {
     try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
