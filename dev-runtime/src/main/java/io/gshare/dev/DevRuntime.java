@@ -49,8 +49,16 @@ public final class DevRuntime implements AutoCloseable {
   private String dbUrl;
   private String temporalAddress;
   private String temporalUiUrl;
+  /** The embedded dev server and how to start it again (null with an external Temporal). */
+  private EmbeddedTemporal temporal;
+  private java.util.function.Supplier<EmbeddedTemporal> temporalFactory;
   private String oidcIssuer;
-  private ChildProcess api;
+  private volatile ChildProcess api;
+  private java.util.function.Supplier<ChildProcess> apiFactory;
+  /** Set when the runtime closes: the api's exit is then no crash to restart from. */
+  private volatile boolean stopping;
+  /** When the api was restarted after a crash, newest last (a crash loop gives up, as CrashLoopBackOff would not). */
+  private final Deque<Instant> apiRestarts = new ArrayDeque<>();
   private String adminToken;
   private ApiClient apiClient;
   private SimSeed seed;
@@ -94,10 +102,11 @@ public final class DevRuntime implements AutoCloseable {
     } else {
       // With a kept data directory the server keeps its workflows and Schedules across restarts.
       Path database = temporaryDataDir ? null : dataDir.resolve("temporal.db");
-      EmbeddedTemporal temporal = new EmbeddedTemporal(options.temporalCli(), options.temporalPort(),
+      temporalFactory = () -> new EmbeddedTemporal(options.temporalCli(), options.temporalPort(),
           options.temporalUiPort(), database,
           options.logDir() == null ? null : options.logDir().toAbsolutePath().resolve("temporal.log"));
-      started.push(temporal);
+      temporal = temporalFactory.get();
+      started.push(() -> temporal.close());
       temporalAddress = temporal.address();
       temporalUiUrl = temporal.uiUrl();
       log.info("Temporal: dev server on {}, Web UI {} ({})", temporalAddress, temporalUiUrl,
@@ -157,10 +166,14 @@ public final class DevRuntime implements AutoCloseable {
     if (options.logDir() != null) {
       args.add("--gshare.cluster-worker.local.log-dir=" + options.logDir().toAbsolutePath());
     }
-    api = ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"), args,
-        Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD", options.dbPassword()),
-        options.logDir());
-    started.push(api);
+    apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
+        args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
+            options.dbPassword()), options.logDir());
+    api = apiFactory.get();
+    started.push(() -> {
+      stopping = true;
+      api.close();
+    });
     awaitApi(Duration.ofSeconds(180));
     awaitFile(adminTokenFile(), Duration.ofSeconds(60));
     adminToken = Files.readString(adminTokenFile()).trim();
@@ -307,6 +320,19 @@ public final class DevRuntime implements AutoCloseable {
     throw new IllegalStateException("the api did not answer /healthz within " + timeout.toSeconds() + "s");
   }
 
+  /**
+   * Stops the embedded Temporal server and starts it again on the same ports and database, as an operator restarts
+   * the server (the fault suite's scenario 5). The api and the workers reconnect on their own. Only with a kept data
+   * directory: an in-memory server would come back empty.
+   */
+  public void restartTemporal() {
+    if (temporal == null || temporaryDataDir) {
+      throw new IllegalStateException("restarting Temporal keeps its state only with --data-dir and the embedded server");
+    }
+    temporal.close();
+    temporal = temporalFactory.get();
+  }
+
   /** Runs the connection test of a cluster: the round trip api → Temporal → cluster-worker → apiserver. */
   public JsonNode connectionTest(String clusterId) throws IOException {
     return call("POST", "/api/v1/clusters/" + clusterId + "/connection-test", "{}");
@@ -367,9 +393,66 @@ public final class DevRuntime implements AutoCloseable {
     return List.copyOf(clusters);
   }
 
-  /** The api process when it is no longer running, or null. */
+  /**
+   * The api process when it is no longer running and will not be restarted, or null. An api that exits is started
+   * again, as its Deployment would restart it ({@link #superviseApi}); only a crash loop (more than
+   * {@link #MAX_API_RESTARTS} restarts in {@link #RESTART_WINDOW}) leaves it dead and stops the runtime.
+   */
   ChildProcess deadChild() {
-    return Stream.of(api).filter(p -> p != null && !p.isAlive()).findFirst().orElse(null);
+    ChildProcess current = api;
+    return current != null && !current.isAlive() && !superviseApi() ? current : null;
+  }
+
+  static final int MAX_API_RESTARTS = 5;
+  static final Duration RESTART_WINDOW = Duration.ofMinutes(5);
+
+  /** Restarts an api that exited; false when it is in a crash loop (or the runtime is stopping). */
+  synchronized boolean superviseApi() {
+    ChildProcess current = api;
+    if (stopping || current == null || current.isAlive()) {
+      return !stopping;
+    }
+    Instant now = Instant.now();
+    while (!apiRestarts.isEmpty() && apiRestarts.peekFirst().isBefore(now.minus(RESTART_WINDOW))) {
+      apiRestarts.pollFirst();
+    }
+    if (apiRestarts.size() >= MAX_API_RESTARTS) {
+      log.error("the api exited (code {}) for the {}th time in {}; not restarting it again", current.process().exitValue(),
+          apiRestarts.size() + 1, RESTART_WINDOW);
+      return false;
+    }
+    log.warn("the api exited (code {}); restarting it, as its Deployment would", current.process().exitValue());
+    apiRestarts.addLast(now);
+    api = apiFactory.get();
+    awaitApi(Duration.ofSeconds(180));
+    // The local workers exit with the api that started them (in a cluster they are Deployments of their own and
+    // keep running): attaching again starts them, as the attach that made them did.
+    for (AttachedCluster cluster : clusters) {
+      try {
+        attach(cluster.name(), Files.readString(cluster.kubeconfig()), cluster.sessionDomain());
+      } catch (IOException | RuntimeException e) {
+        log.error("re-attaching {} after the api's restart failed: {}", cluster.name(), e.toString());
+      }
+    }
+    return true;
+  }
+
+  /** Kills the api at once, as a crash or an OOM kill would (the fault suite); the supervision starts it again. */
+  public void killApi() {
+    api.kill();
+  }
+
+  /** Waits until a restarted api answers again (the fault suite). */
+  public void awaitApiRestarted(Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (Instant.now().isBefore(deadline)) {
+      if (superviseApi() && api.isAlive()) {
+        awaitApi(Duration.between(Instant.now(), deadline));
+        return;
+      }
+      sleep(Duration.ofMillis(200));
+    }
+    throw new IllegalStateException("the api did not come back within " + timeout.toSeconds() + " s");
   }
 
   long apiPid() {

@@ -36,11 +36,12 @@ public final class DevRuntimeMain {
     JsonNode test = runtime.connectionTest(runtime.clusters().get(0).id());
     System.out.println(banner(runtime, test));
 
-    // A child that dies takes the runtime down: a half-running dev runtime only confuses.
+    // An api that exits is restarted, as its Deployment would restart it; one in a crash loop takes the runtime
+    // down (a half-running dev runtime only confuses), and with it the cluster-workers it started.
     while (!stopping.get()) {
       ChildProcess dead = runtime.deadChild();
       if (dead != null && !stopping.get()) {
-        System.err.println("gshare-dev: the " + dead.name() + " process exited (code " + dead.process().exitValue()
+        System.err.println("gshare-dev: the " + dead.name() + " process keeps exiting (code " + dead.process().exitValue()
             + "); stopping everything");
         System.exit(1);
       }

@@ -12,7 +12,12 @@ public final class TestRuntimes {
   private TestRuntimes() {}
 
   public static DevRuntime start(String logDir) throws IOException {
-    return DevRuntime.start(DevRuntimeOptions.parse(new String[] {
+    return start(logDir, null);
+  }
+
+  /** @param dataDir kept across the runtime's parts' restarts (null: a temporary one, Temporal in memory) */
+  public static DevRuntime start(String logDir, Path dataDir) throws IOException {
+    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
         "--clusters", "1",
         "--http-port", String.valueOf(freePort()),
         "--management-port", String.valueOf(freePort()),
@@ -26,7 +31,11 @@ public final class TestRuntimes {
         "--simulator-port", String.valueOf(freePort()),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
-        "--log-dir", Path.of("target", logDir).toAbsolutePath().toString()}, Map.of()));
+        "--log-dir", Path.of("target", logDir).toAbsolutePath().toString()));
+    if (dataDir != null) {
+      args.addAll(java.util.List.of("--data-dir", dataDir.toString()));
+    }
+    return DevRuntime.start(DevRuntimeOptions.parse(args.toArray(String[]::new), Map.of()));
   }
 
   public static int freePort() {

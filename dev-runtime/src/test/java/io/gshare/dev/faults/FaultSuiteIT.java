@@ -49,6 +49,7 @@ class FaultSuiteIT {
   private static final Duration SETTLE = Duration.ofSeconds(20);
 
   private DevRuntime runtime;
+  private Path dataDir;
   private Invariants invariants;
   private String admin;
   private String demo;
@@ -62,7 +63,9 @@ class FaultSuiteIT {
 
   @BeforeAll
   void start() throws Exception {
-    runtime = TestRuntimes.start("fault-suite-logs");
+    // A kept data directory: the Temporal server keeps its state in a file, so scenario 5 can restart it.
+    dataDir = Files.createTempDirectory("gshare-faults-");
+    runtime = TestRuntimes.start("fault-suite-logs", dataDir);
     invariants = new Invariants(runtime, SETTLE);
     admin = runtime.adminToken();
     catalogue = runtime.demo();
@@ -80,6 +83,11 @@ class FaultSuiteIT {
     Files.writeString(Path.of("target", "fault-suite.txt"), out.toString());
     if (runtime != null) {
       runtime.close();
+    }
+    if (dataDir != null) {
+      try (var paths = Files.walk(dataDir)) {
+        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
   }
 
@@ -339,6 +347,91 @@ class FaultSuiteIT {
 
   private static <T> Iterable<T> iterable(java.util.Iterator<T> iterator) {
     return () -> iterator;
+  }
+
+  @Test
+  @org.junit.jupiter.api.DisplayName("3 the api killed mid-drain with creates in flight; restarted as a Deployment would")
+  void theApiKilledMidDrainWithCreatesInFlight(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String session = startSession("fault-3-running");
+    String node = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/node_id").asText();
+    Answer drain = send("POST", "/api/v1/nodes/" + node + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 3\"}",
+        admin, Map.of());
+    assertThat(drain.status()).as(drain.body().toString()).isEqualTo(202);
+    String exclusive = catalogue.offerings().stream().filter(o -> "exclusive".equals(o.mode())).findFirst()
+        .orElseThrow().id();
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    List<Future<String>> creates = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int n = i;
+      creates.add(pool.submit(() -> {
+        try {
+          Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + exclusive
+              + "\",\"image_id\":\"" + catalogue.imageId() + "\",\"name\":\"fault-3-" + n + "\"}", demo, Map.of());
+          return created.status() == 202 ? created.body().at("/session/id").asText() : "refused " + created.status();
+        } catch (java.io.IOException cut) {
+          return "cut off";
+        }
+      }));
+    }
+    Thread.sleep(150);
+    runtime.killApi();
+    Instant killed = Instant.now();
+    runtime.awaitApiRestarted(Duration.ofMinutes(4));
+    List<String> outcomes = new ArrayList<>();
+    for (Future<String> create : creates) {
+      outcomes.add(create.get());
+    }
+    pool.shutdown();
+    // The drain's workflow went on in Temporal and finishes with the new api.
+    assertThat(awaitOperation(drain.body().at("/operation/id").asText(), Duration.ofMinutes(3))).isEqualTo("completed");
+    assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(2))).isEqualTo("paused");
+    // Whatever the cut-off creates left behind ends: the invariants below find no session still pending.
+    note = "creates: " + outcomes;
+    endScenario(info, started, killed);
+    Answer uncordon = send("POST", "/api/v1/nodes/" + node + "/uncordon", null, admin, Map.of());
+    assertThat(awaitOperation(uncordon.body().at("/operation/id").asText(), Duration.ofMinutes(2))).isEqualTo("completed");
+    awaitSchedulable(node);
+    terminate(session);
+    for (String outcome : outcomes) {
+      if (outcome.startsWith("ses_")) {
+        terminate(outcome);
+      }
+    }
+  }
+
+  @Test
+  @org.junit.jupiter.api.DisplayName("5 the Temporal server restarted, its database kept, while sessions run and start")
+  void theTemporalServerRestartedWithItsDatabaseKept(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String running = startSession("fault-5-running");
+    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst()
+        .orElseThrow().id();
+    Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+        + catalogue.imageId() + "\",\"name\":\"fault-5-starting\"}", demo, Map.of());
+    assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
+    String starting = created.body().at("/session/id").asText();
+    runtime.restartTemporal();
+    Instant restarted = Instant.now();
+    // The workflows and their timers are where they were: the new session runs, the running one pauses on request.
+    assertThat(awaitState(starting, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
+    Answer pause = null;
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
+    while (Instant.now().isBefore(deadline)) {
+      pause = send("POST", "/api/v1/sessions/" + running + "/pause", null, demo, Map.of());
+      if (pause.status() != 503) {
+        break;
+      }
+      // While the api's client reconnects it answers 503 temporal_unavailable, in words; the caller retries.
+      assertThat(pause.body().path("code").asText()).isEqualTo("temporal_unavailable");
+      Thread.sleep(1_000);
+    }
+    assertThat(pause.status()).as(pause.body().toString()).isEqualTo(200);
+    assertThat(pause.body().at("/session/state").asText()).isEqualTo("paused");
+    note = "a session created before the restart runs; one running pauses after it";
+    endScenario(info, started, restarted);
+    terminate(running);
+    terminate(starting);
   }
 
   @Test

@@ -120,15 +120,17 @@ final class Invariants {
          group by session_id, bucket_start having count(*) > 1
         """, rs -> out.add(new Violation(Invariant.LEDGER_BALANCED, "session " + rs.getString(1) + " minute "
         + rs.getTimestamp(2).toInstant() + " charged " + rs.getInt(3) + " times")));
-    // Each window's charged minutes are exactly its full minutes so far, at its price; a closed window has at most
-    // one settlement, for less than a minute.
+    // Each window's charged minutes are exactly its full minutes so far, at its price (a minute is named to the
+    // millisecond, so a window opened at .123456 has its first minute at .123); a closed window has at most one
+    // settlement, for less than a minute.
     query(db, """
         select w.id, w.session_id, w.price_per_hour,
                floor(extract(epoch from w.charged_through - w.opened_at) / 60)::int as minutes,
                (select count(*) from credit_ledger l where l.kind = 'charge' and l.session_id = w.session_id
-                   and l.bucket_start >= w.opened_at and l.bucket_start < w.charged_through) as charged,
+                   and l.bucket_start >= date_trunc('milliseconds', w.opened_at)
+                   and l.bucket_start < w.charged_through) as charged,
                (select coalesce(sum(-l.amount), 0) from credit_ledger l where l.kind = 'charge'
-                   and l.session_id = w.session_id and l.bucket_start >= w.opened_at
+                   and l.session_id = w.session_id and l.bucket_start >= date_trunc('milliseconds', w.opened_at)
                    and l.bucket_start < w.charged_through) as amount,
                round(w.price_per_hour / 60, 6) as per_minute
           from billing_windows w where w.price_per_hour > 0
