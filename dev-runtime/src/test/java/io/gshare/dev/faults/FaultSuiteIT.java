@@ -360,9 +360,9 @@ class FaultSuiteIT {
     assertThat(drain.status()).as(drain.body().toString()).isEqualTo(202);
     String exclusive = catalogue.offerings().stream().filter(o -> "exclusive".equals(o.mode())).findFirst()
         .orElseThrow().id();
-    ExecutorService pool = Executors.newFixedThreadPool(3);
+    ExecutorService pool = Executors.newFixedThreadPool(6);
     List<Future<String>> creates = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 6; i++) {
       int n = i;
       creates.add(pool.submit(() -> {
         try {
@@ -374,7 +374,9 @@ class FaultSuiteIT {
         }
       }));
     }
-    Thread.sleep(150);
+    // Some creates are answered, some are cut off mid-request (their row written or not, their workflow started or
+    // not): whichever, each must end.
+    Thread.sleep(40);
     runtime.killApi();
     Instant killed = Instant.now();
     runtime.awaitApiRestarted(Duration.ofMinutes(4));
