@@ -38,11 +38,26 @@ public final class TestRuntimes {
     return DevRuntime.start(DevRuntimeOptions.parse(args.toArray(String[]::new), Map.of()));
   }
 
-  public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  /**
+   * A port free now, below the kernel's ephemeral range (32768 and up on Linux): the parts bind theirs one after
+   * another, and the Temporal dev server and the JVMs take ephemeral ports meanwhile, which once took a port picked
+   * for a part that had not bound it yet.
+   */
+  public static synchronized int freePort() {
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = random.nextInt(20_000, 32_000);
+      if (PICKED.add(port)) {
+        try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+          return port;
+        } catch (IOException taken) {
+          // try another
+        }
+      }
     }
+    throw new UncheckedIOException(new IOException("no free port between 20000 and 32000"));
   }
+
+  /** Ports handed out in this JVM: never twice, even if the first taker has not bound it yet. */
+  private static final java.util.Set<Integer> PICKED = new java.util.HashSet<>();
 }
