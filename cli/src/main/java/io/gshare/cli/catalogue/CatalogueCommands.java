@@ -6,7 +6,6 @@ import io.gshare.cli.CliCommand;
 import io.gshare.cli.catalogue.ResourceCommands.Column;
 import io.gshare.cli.operation.OperationFollower;
 import io.gshare.cli.operation.OperationRef;
-import io.gshare.cli.operation.StepsPrinter;
 import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.Table;
 import java.nio.file.Path;
@@ -89,11 +88,7 @@ public final class CatalogueCommands {
         JsonNode raw = api.post("/api/v1/images/" + ApiClient.segment(id) + "/prepull",
             new PrepullBody(clusters.isEmpty() ? null : clusters, nodes.isEmpty() ? null : nodes));
         OperationRef operation = ApiClient.convert(raw, PrepullAccepted.class).operation();
-        if (wait && operation != null) {
-          new OperationFollower(api, env().pollInterval(), new StepsPrinter(terminal())).follow(operation.id(), timeout);
-        } else if (operation != null) {
-          note("operation " + operation.id() + " started (gshare operations get " + operation.id() + " --wait)");
-        }
+        OperationFollower.followOrAnnounce(env(), api, operation, wait, timeout);
         print(raw, () -> Table.of("IMAGE", "OPERATION").row(id, operation == null ? null : operation.id()));
       }
     }

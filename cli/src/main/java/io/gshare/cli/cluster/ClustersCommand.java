@@ -3,7 +3,6 @@ package io.gshare.cli.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.operation.OperationFollower;
-import io.gshare.cli.operation.StepsPrinter;
 import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.Table;
@@ -57,19 +56,13 @@ public final class ClustersCommand {
 
     void accepted(ApiClient api, JsonNode raw) {
       Cluster.Accepted accepted = ApiClient.convert(raw, Cluster.Accepted.class);
-      JsonNode shown = raw;
+      OperationFollower.followOrAnnounce(env(), api, accepted.operation(), wait, timeout);
       if (wait && accepted.operation() != null) {
-        new OperationFollower(api, env().pollInterval(), new StepsPrinter(terminal()))
-            .follow(accepted.operation().id(), timeout);
-        shown = api.get(PATH + "/" + ApiClient.segment(accepted.cluster().id()));
-        JsonNode cluster = shown;
-        print(shown, () -> table(List.of(ApiClient.convert(cluster, Cluster.class))));
-        return;
-      }
-      print(shown, () -> table(List.of(accepted.cluster())));
-      if (accepted.operation() != null) {
-        note("operation " + accepted.operation().id() + " started (gshare operations get "
-            + accepted.operation().id() + " --wait)");
+        // Followed to its end: show the cluster as it is now, not as the request found it.
+        JsonNode now = api.get(PATH + "/" + ApiClient.segment(accepted.cluster().id()));
+        print(now, () -> table(List.of(ApiClient.convert(now, Cluster.class))));
+      } else {
+        print(raw, () -> table(List.of(accepted.cluster())));
       }
     }
   }

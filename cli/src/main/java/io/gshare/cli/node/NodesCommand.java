@@ -3,7 +3,6 @@ package io.gshare.cli.node;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.operation.OperationFollower;
-import io.gshare.cli.operation.StepsPrinter;
 import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.Table;
@@ -45,13 +44,7 @@ public final class NodesCommand {
 
     void accepted(ApiClient api, JsonNode raw) {
       Node.Accepted accepted = ApiClient.convert(raw, Node.Accepted.class);
-      if (wait) {
-        new OperationFollower(api, env().pollInterval(), new StepsPrinter(terminal()))
-            .follow(accepted.operation().id(), timeout);
-      } else {
-        note("operation " + accepted.operation().id() + " started (gshare operations get "
-            + accepted.operation().id() + " --wait)");
-      }
+      OperationFollower.followOrAnnounce(env(), api, accepted.operation(), wait, timeout);
       print(raw, () -> Table.of("NODE", "HOSTNAME", "CLUSTER", "OPERATION").row(accepted.node().nodeId(),
           accepted.node().hostname(), accepted.node().clusterId(), accepted.operation().id()));
     }

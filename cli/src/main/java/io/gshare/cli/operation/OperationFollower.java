@@ -40,6 +40,24 @@ public final class OperationFollower {
     }
   }
 
+  /**
+   * What a command that started an operation does with it: with {@code --wait}, follows its steps to the end;
+   * otherwise says (on stderr) how to follow it later. Nothing when no operation was started.
+   */
+  public static void followOrAnnounce(io.gshare.cli.CliEnv env, ApiClient api, OperationRef operation, boolean wait,
+      Duration timeout) {
+    if (operation == null) {
+      return;
+    }
+    if (wait) {
+      new OperationFollower(api, env.pollInterval(), new StepsPrinter(env.terminal())).follow(operation.id(), timeout);
+    } else {
+      env.terminal().err().println("operation " + operation.id() + " started (gshare operations get " + operation.id()
+          + " --wait)");
+      env.terminal().err().flush();
+    }
+  }
+
   public static void sleep(Duration duration) {
     try {
       Thread.sleep(duration.toMillis());

@@ -1,14 +1,9 @@
 package io.gshare.core.session;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
+import io.gshare.core.support.OneTimeCodes;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.HexFormat;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -23,7 +18,6 @@ import org.springframework.stereotype.Repository;
 public class ConnectCodes {
 
   public static final Duration LIFETIME = Duration.ofSeconds(60);
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final JdbcClient jdbc;
   private final Clock clock = Clock.systemUTC();
@@ -37,13 +31,11 @@ public class ConnectCodes {
 
   /** Issues a code for {@code userId} to open {@code sessionId}; the caller has checked the ownership. */
   public String issue(String sessionId, String userId) {
-    byte[] bytes = new byte[24];
-    RANDOM.nextBytes(bytes);
-    String code = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    String code = OneTimeCodes.newCode();
     jdbc.sql("""
         insert into connect_codes (code_hash, session_id, user_id, created_at, expires_at)
         values (:h, :s, :u, :now, :expires)
-        """).param("h", hash(code)).param("s", sessionId).param("u", userId)
+        """).param("h", OneTimeCodes.hash(code)).param("s", sessionId).param("u", userId)
         .param("now", Timestamp.from(clock.instant())).param("expires", Timestamp.from(clock.instant().plus(LIFETIME)))
         .update();
     // Old codes go as new ones come: the table holds about a minute's worth.
@@ -61,15 +53,7 @@ public class ConnectCodes {
         update connect_codes set redeemed_at = :now
          where code_hash = :h and session_id = :s and redeemed_at is null and expires_at > :now
         returning session_id, user_id
-        """).param("h", hash(code)).param("s", sessionId).param("now", Timestamp.from(clock.instant()))
+        """).param("h", OneTimeCodes.hash(code)).param("s", sessionId).param("now", Timestamp.from(clock.instant()))
         .query((rs, n) -> new Redeemed(rs.getString(1), rs.getString(2))).optional();
-  }
-
-  static String hash(String code) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(code.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
   }
 }

@@ -1,14 +1,9 @@
 package io.gshare.core.user;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
+import io.gshare.core.support.OneTimeCodes;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.HexFormat;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -24,7 +19,6 @@ import org.springframework.stereotype.Repository;
 public class CliSignInCodes {
 
   public static final Duration LIFETIME = Duration.ofSeconds(60);
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final JdbcClient jdbc;
   private final Clock clock = Clock.systemUTC();
@@ -43,13 +37,11 @@ public class CliSignInCodes {
     if (!isChallenge(challenge)) {
       throw new IllegalArgumentException("not an S256 code challenge");
     }
-    byte[] bytes = new byte[24];
-    RANDOM.nextBytes(bytes);
-    String code = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    String code = OneTimeCodes.newCode();
     jdbc.sql("""
         insert into cli_sign_in_codes (code_hash, user_id, code_challenge, created_at, expires_at)
         values (:h, :u, :c, :now, :expires)
-        """).param("h", sha256Hex(code)).param("u", userId).param("c", challenge)
+        """).param("h", OneTimeCodes.hash(code)).param("u", userId).param("c", challenge)
         .param("now", Timestamp.from(clock.instant())).param("expires", Timestamp.from(clock.instant().plus(LIFETIME)))
         .update();
     jdbc.sql("delete from cli_sign_in_codes where expires_at < :before")
@@ -67,24 +59,8 @@ public class CliSignInCodes {
         update cli_sign_in_codes set redeemed_at = :now
          where code_hash = :h and code_challenge = :c and redeemed_at is null and expires_at > :now
         returning user_id
-        """).param("h", sha256Hex(code)).param("c", challengeOf(verifier)).param("now", Timestamp.from(clock.instant()))
+        """).param("h", OneTimeCodes.hash(code)).param("c", OneTimeCodes.challengeOf(verifier))
+        .param("now", Timestamp.from(clock.instant()))
         .query(String.class).optional();
-  }
-
-  /** RFC 7636's S256: base64url(SHA-256(verifier)), unpadded. */
-  public static String challengeOf(String verifier) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(verifier));
-  }
-
-  private static String sha256Hex(String value) {
-    return HexFormat.of().formatHex(sha256(value));
-  }
-
-  private static byte[] sha256(String value) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.US_ASCII));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
   }
 }

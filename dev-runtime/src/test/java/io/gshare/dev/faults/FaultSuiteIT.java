@@ -238,12 +238,7 @@ class FaultSuiteIT {
   void theClusterWorkerKilledWhileASessionIsCreated(TestInfo info) throws Exception {
     Instant started = Instant.now();
     long worker = workerPid();
-    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst()
-        .orElseThrow().id();
-    Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + catalogue.imageId() + "\",\"name\":\"fault-1\"}", demo, Map.of());
-    assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
-    String session = created.body().at("/session/id").asText();
+    String session = createSession("fault-1", "fractional", demo);
     // SIGKILL: no shutdown hook, no finished activity; the process is restarted as a Deployment restarts its pod.
     assertThat(ProcessHandle.of(worker).map(ProcessHandle::destroyForcibly).orElse(false)).isTrue();
     assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
@@ -358,16 +353,13 @@ class FaultSuiteIT {
     Answer drain = send("POST", "/api/v1/nodes/" + node + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 3\"}",
         admin, Map.of());
     assertThat(drain.status()).as(drain.body().toString()).isEqualTo(202);
-    String exclusive = catalogue.offerings().stream().filter(o -> "exclusive".equals(o.mode())).findFirst()
-        .orElseThrow().id();
     ExecutorService pool = Executors.newFixedThreadPool(6);
     List<Future<String>> creates = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       int n = i;
       creates.add(pool.submit(() -> {
         try {
-          Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + exclusive
-              + "\",\"image_id\":\"" + catalogue.imageId() + "\",\"name\":\"fault-3-" + n + "\"}", demo, Map.of());
+          Answer created = requestSession("fault-3-" + n, "exclusive", demo);
           return created.status() == 202 ? created.body().at("/session/id").asText() : "refused " + created.status();
         } catch (java.io.IOException cut) {
           return "cut off";
@@ -407,12 +399,7 @@ class FaultSuiteIT {
   void theTemporalServerRestartedWithItsDatabaseKept(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String running = startSession("fault-5-running");
-    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst()
-        .orElseThrow().id();
-    Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + catalogue.imageId() + "\",\"name\":\"fault-5-starting\"}", demo, Map.of());
-    assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
-    String starting = created.body().at("/session/id").asText();
+    String starting = createSession("fault-5-starting", "fractional", demo);
     runtime.restartTemporal();
     Instant restarted = Instant.now();
     // The workflows and their timers are where they were: the new session runs, the running one pauses on request.
@@ -444,13 +431,8 @@ class FaultSuiteIT {
     var simulator = runtime.clusters().get(0).simulator();
     awaitSchedulable(nodeIdOf(node));
     List<String> sessions = new ArrayList<>();
-    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst()
-        .orElseThrow().id();
     for (int i = 0; i < 2; i++) {
-      Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-          + catalogue.imageId() + "\",\"name\":\"fault-15-" + i + "\"}", demo, Map.of());
-      assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
-      sessions.add(created.body().at("/session/id").asText());
+      sessions.add(createSession("fault-15-" + i, "fractional", demo));
     }
     simulator.dropNode(node);
     Instant dropped = Instant.now();
@@ -512,15 +494,11 @@ class FaultSuiteIT {
     String userId = user.body().path("id").asText();
     String token = send("POST", "/api/v1/users/" + userId + "/tokens", "{\"name\":\"fault-12\"}", admin, Map.of())
         .body().path("token").asText();
-    var offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst().orElseThrow();
     java.math.BigDecimal perMinute = DemoCatalogue.FRACTIONAL_PRICE_PER_HOUR.divide(java.math.BigDecimal.valueOf(60), 6,
         java.math.RoundingMode.HALF_UP);
     // Two minutes' worth.
     grant(userId, perMinute.multiply(java.math.BigDecimal.valueOf(2)).add(new java.math.BigDecimal("0.001")), "fault-12-a");
-    Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering.id() + "\",\"image_id\":\""
-        + catalogue.imageId() + "\",\"name\":\"fault-12\"}", token, Map.of());
-    assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
-    String session = created.body().at("/session/id").asText();
+    String session = createSession("fault-12", "fractional", token);
     assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     // The metering sweep runs every minute: within a few, the balance cannot pay the next minute and it pauses.
     assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(5))).isEqualTo("paused");
@@ -605,13 +583,23 @@ class FaultSuiteIT {
         .path("balance").decimalValue());
   }
 
-  private String startSession(String name) throws Exception {
-    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst()
-        .orElseThrow().id();
-    Answer created = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + catalogue.imageId() + "\",\"name\":\"" + name + "\"}", demo, Map.of());
+  /** Asks for a session of the demo catalogue's offering in {@code mode} (exclusive or fractional). */
+  private Answer requestSession(String name, String mode, String token) throws Exception {
+    String offering = catalogue.offerings().stream().filter(o -> mode.equals(o.mode())).findFirst().orElseThrow().id();
+    return send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+        + catalogue.imageId() + "\",\"name\":\"" + name + "\"}", token, Map.of());
+  }
+
+  /** A session accepted (202); its id. */
+  private String createSession(String name, String mode, String token) throws Exception {
+    Answer created = requestSession(name, mode, token);
     assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
-    String id = created.body().at("/session/id").asText();
+    return created.body().at("/session/id").asText();
+  }
+
+  /** A fractional session of the demo user, running. */
+  private String startSession(String name) throws Exception {
+    String id = createSession(name, "fractional", demo);
     assertThat(awaitState(id, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     return id;
   }

@@ -49,7 +49,7 @@ final class Invariants {
 
   /** States a session passes through; one still in one past {@link #settle} is a request that did not end. */
   private static final Set<String> TRANSITIONAL = Set.of("pending", "creating", "pausing", "resuming", "terminating");
-  /** States whose pod must be running (once settled), and those that must have none. */
+  /** Ended sessions: nothing of theirs may remain on a cluster. */
   private static final Set<String> ENDED = Set.of("terminated", "failed");
 
   private final DevRuntime runtime;

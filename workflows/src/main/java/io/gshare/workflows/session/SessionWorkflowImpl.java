@@ -643,9 +643,11 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   /**
-   * Pause and resume queue behind the command under way, one deep: a burst of them is answered at once (validators
-   * write no history, so a refused update costs the workflow nothing) instead of growing a queue that would keep
-   * the session pausing and resuming, and its callers waiting, long after the burst.
+   * Pause and resume queue behind the command under way, one deep: a burst of them is answered at once instead of
+   * growing a queue that would keep the session pausing and resuming, and its callers waiting, long after the burst.
+   * No Workflow.getVersion: a validator issues no command (it may not: it runs read-only) and runs only for a new
+   * update, never on replay (the SDK skips it then), so recorded histories replay whatever it decides today;
+   * WorkflowReplayTest replays them.
    */
   private void refuseWhenBusy(String what) {
     long waitingOrUnderWay = commands.stream().filter(c -> c == Command.PAUSE || c == Command.RESUME).count();
