@@ -10,14 +10,29 @@ import { resolve, join } from "node:path";
 export const ROOT = resolve(import.meta.dirname, "..");
 export const OUT = join(ROOT, "e2e", "target");
 
-export function freePort() {
-  return new Promise((ok, fail) => {
+/** Ports handed out in this process: never twice, even before the first taker binds it. */
+const picked = new Set();
+
+/**
+ * A port free now, below the kernel's ephemeral range (32768 and up on Linux): the dev runtime binds its parts one
+ * after another while the Temporal dev server and the JVMs take ephemeral ports, which once took a port picked for a
+ * part that had not bound it yet (as TestRuntimes.freePort does for the Java tests).
+ */
+export async function freePort() {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    if (picked.has(port)) continue;
+    picked.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error("no free port between 20000 and 32000");
+}
+
+function bindable(port) {
+  return new Promise((ok) => {
     const server = createNetServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => ok(port));
-    });
-    server.on("error", fail);
+    server.once("error", () => ok(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => ok(true)));
   });
 }
 

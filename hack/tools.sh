@@ -5,7 +5,9 @@
 # not installed: no service is started), so a fresh machine needs only npm, Go and apt. It also copies the CRDs
 # of the operators the chart's objects belong to (CloudNativePG's Cluster, external-secrets' ExternalSecret)
 # into .tools/crds from their Go modules, for the chart's offline schema check. And it installs the Redocly CLI pinned
-# in api/openapi-lint (npm ci from its package-lock.json) that OpenApiLintIT lints the served OpenAPI document with.
+# in api/openapi-lint (npm ci from its package-lock.json) that OpenApiLintIT lints the served OpenAPI document with,
+# and schemathesis from PyPI into its own virtual environment (.tools/schemathesis), the property-based fuzzer the
+# fault suite's scenario 18 drives from the same document.
 #
 # Usage: hack/tools.sh [--check]
 #   --check   only report whether the tools are installed; exit 1 when one is missing
@@ -23,6 +25,7 @@
 #   CNPG_VERSION         CloudNativePG's module version for its CRDs (default: v1.27.1)
 #   EXTERNAL_SECRETS_VERSION  external-secrets' module version for its CRDs (default: v0.16.2, serving v1)
 #   OPENAPI_LINT_DIR     the npm package pinning @redocly/cli (default: <repo>/api/openapi-lint)
+#   SCHEMATHESIS_VERSION schemathesis's version from PyPI (default: 4.32.5)
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -36,6 +39,7 @@ NGINX_PACKAGE="${NGINX_PACKAGE:-nginx}"
 CNPG_VERSION="${CNPG_VERSION:-v1.27.1}"
 EXTERNAL_SECRETS_VERSION="${EXTERNAL_SECRETS_VERSION:-v0.16.2}"
 OPENAPI_LINT_DIR="${OPENAPI_LINT_DIR:-${REPO_ROOT}/api/openapi-lint}"
+SCHEMATHESIS_VERSION="${SCHEMATHESIS_VERSION:-4.32.5}"
 CRDS=(
   "github.com/cloudnative-pg/cloudnative-pg@${CNPG_VERSION}:config/crd/bases/postgresql.cnpg.io_clusters.yaml"
   "github.com/external-secrets/external-secrets@${EXTERNAL_SECRETS_VERSION}:config/crds/bases/external-secrets.io_externalsecrets.yaml"
@@ -45,7 +49,7 @@ info() { printf 'tools: %s\n' "$*" >&2; }
 fatal() { printf 'tools: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 kube_tools_installed() {
@@ -100,9 +104,25 @@ install_redocly() {
   info "installed @redocly/cli $(redocly_version_of "${OPENAPI_LINT_DIR}") into ${OPENAPI_LINT_DIR}/node_modules"
 }
 
+schemathesis_installed() {
+  [ -x "${TOOLS_DIR}/schemathesis/bin/st" ] \
+    && [ "$("${TOOLS_DIR}/schemathesis/bin/st" --version 2>/dev/null | awk '{print $NF}')" = "${SCHEMATHESIS_VERSION}" ]
+}
+
+# install_schemathesis: a virtual environment of its own, so the system's Python packages stay untouched.
+install_schemathesis() {
+  command -v python3 >/dev/null 2>&1 || fatal "python3 is required to install schemathesis (install Python 3 with venv)"
+  rm -rf "${TOOLS_DIR}/schemathesis"
+  python3 -m venv "${TOOLS_DIR}/schemathesis" || fatal "python3 -m venv failed (install the python3-venv package)"
+  "${TOOLS_DIR}/schemathesis/bin/pip" install --quiet --disable-pip-version-check "schemathesis==${SCHEMATHESIS_VERSION}" \
+    || fatal "pip install schemathesis==${SCHEMATHESIS_VERSION} failed"
+  schemathesis_installed || fatal "schemathesis ${SCHEMATHESIS_VERSION} did not install into ${TOOLS_DIR}/schemathesis"
+  info "installed schemathesis ${SCHEMATHESIS_VERSION} into ${TOOLS_DIR}/schemathesis"
+}
+
 installed() {
   kube_tools_installed && temporal_installed && prometheus_installed && nginx_installed && crds_installed \
-    && redocly_installed
+    && redocly_installed && schemathesis_installed
 }
 
 # install_crds: `go mod download` fetches each operator's module through the Go module proxy (sources only,
@@ -215,8 +235,9 @@ main() {
       if nginx_installed; then info "nginx already in ${TOOLS_DIR}/bin"; else install_nginx; fi
       if crds_installed; then info "the operators' CRDs already in ${TOOLS_DIR}/crds"; else install_crds; fi
       if redocly_installed; then info "@redocly/cli already in ${OPENAPI_LINT_DIR}/node_modules"; else install_redocly; fi
+      if schemathesis_installed; then info "schemathesis ${SCHEMATHESIS_VERSION} already in ${TOOLS_DIR}/schemathesis"; else install_schemathesis; fi
       ;;
-    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION}, prometheus, nginx or the CRDs missing from ${TOOLS_DIR}, or @redocly/cli from ${OPENAPI_LINT_DIR}: run hack/tools.sh"; return 1; } ;;
+    --check) installed || { info "kubectl, helm, temporal ${TEMPORAL_CLI_VERSION}, prometheus, nginx or the CRDs missing from ${TOOLS_DIR}, @redocly/cli from ${OPENAPI_LINT_DIR} or schemathesis: run hack/tools.sh"; return 1; } ;;
     -h|--help) usage ;;
     *) usage; fatal "unknown argument: $1" ;;
   esac

@@ -193,6 +193,10 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
   value: {{ $v.api.nodeStaleSec | quote }}
 - name: GSHARE_VOLUME_RECLAIM_GRACE_HOURS
   value: {{ $v.api.volumeReclaimGraceHours | quote }}
+- name: GSHARE_RATE_LIMIT_USER_COMMANDS_PER_SECOND
+  value: {{ $v.api.rateLimits.userCommandsPerSecond | quote }}
+- name: GSHARE_RATE_LIMIT_CLUSTER_REPORTS_PER_SECOND
+  value: {{ $v.api.rateLimits.clusterReportsPerSecond | quote }}
 - name: GSHARE_CLUSTERWORKER_DEPLOY
   value: kubernetes
 - name: GSHARE_CLUSTERWORKER_IMAGE

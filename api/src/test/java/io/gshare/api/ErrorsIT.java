@@ -50,6 +50,33 @@ class ErrorsIT extends ApiIntegrationTest {
     assertProblem(response, 413, "payload_too_large");
   }
 
+  /** What the fault suite's schemathesis run (scenario 18) found answering 500 or another shape: each now a problem. */
+  @Test
+  void whatTheFuzzerFoundIsAnsweredInWordsAndWritesNothing() throws Exception {
+    String admin = adminToken();
+    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + io.gshare.api.support.NewTestIds.next("img")
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+    int teams = jdbc.sql("select count(*) from teams").query(Integer.class).single();
+
+    // A multipart Content-Type without a boundary: no endpoint takes multipart.
+    java.net.http.HttpRequest multipart = java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + port + "/api/v1/teams"))
+        .header("Authorization", "Bearer " + admin).header("Content-Type", "multipart/form-data")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"name\":\"t\"}")).build();
+    assertProblem(java.net.http.HttpClient.newHttpClient().send(multipart,
+        java.net.http.HttpResponse.BodyHandlers.ofString()), 415, "unsupported_media_type");
+    // A PATCH that breaks the table's CHECK (a name of 1 to 100 characters): refused before the database.
+    assertProblem(send("PATCH", "/api/v1/images/" + image, "{\"name\":\"\"}", admin), 422, "validation_failed");
+    assertThat(json.readTree(get("/api/v1/images/" + image, admin).body()).get("name").asText()).isNotEmpty();
+    // Values of another type than the document's, and text after the document.
+    assertProblem(post("/api/v1/teams", "{\"name\":5}", admin), 400, "bad_request");
+    assertProblem(post("/api/v1/credits/grants", "{\"user_id\":\"usr_x\",\"amount\":\"5\"}", admin), 400, "bad_request");
+    assertProblem(post("/api/v1/teams", "{\"name\":\"t\"} {\"name\":\"u\"}", admin), 400, "bad_request");
+    // A path the firewall refuses before any controller: the same problem shape, not Spring Boot's error body.
+    assertProblem(get("/api/v1/images/%25", admin), 400, "bad_request");
+    assertThat(jdbc.sql("select count(*) from teams").query(Integer.class).single()).isEqualTo(teams);
+  }
+
   private void assertProblem(HttpResponse<String> response, int status, String code) throws Exception {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
     assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(

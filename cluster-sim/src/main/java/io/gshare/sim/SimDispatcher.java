@@ -69,68 +69,81 @@ final class SimDispatcher extends Dispatcher {
       if (bare.startsWith("/sim/")) {
         return control(request, bare);
       }
-      Matcher checkpoint = CHECKPOINT.matcher(bare);
-      if (checkpoint.matches() && request.method() == HttpMethod.POST) {
-        return cluster.checkpoint(checkpoint.group(1), checkpoint.group(2), checkpoint.group(3), checkpoint.group(4))
-            .map(archive -> ok(Map.of("items", java.util.List.of(archive))))
-            .orElseGet(() -> status(500, "InternalError",
-                "checkpointing is not supported on this node (CRIU and cuda-checkpoint are not ready)"));
-      }
-      Matcher stats = STATS_SUMMARY.matcher(bare);
-      if (stats.matches() && get) {
-        return statsSummary(stats.group(1));
-      }
-      Matcher eviction = PodEviction.PATH.matcher(bare);
-      if (eviction.matches()) {
-        return request.method() == HttpMethod.POST
-            ? evictions.evict(eviction.group(1), eviction.group(2), query < 0 ? "" : path.substring(query + 1),
-                request.getUtf8Body())
-            : status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
-      }
-      if (get) {
-        switch (bare) {
-          case "/version", "/version/":
-            return ok(version());
-          case "/healthz", "/readyz", "/livez":
-            return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody("ok");
-          case "/api", "/api/":
-            return ok(discovery.coreVersions(serverAddress.get()));
-          case "/apis", "/apis/":
-            return ok(discovery.groups());
-          case "/api/v1", "/api/v1/":
-            return ok(discovery.resourceList("v1"));
-          default:
-            break;
+      ApiFaults.Fault fault = cluster.apiFaults().take(request.method().name(), bare);
+      if (fault != null) {
+        if (fault.kind() == ApiFaults.Kind.TIMEOUT_AFTER_WRITE) {
+          serve(request, path, bare, query, get);
         }
-        Matcher gv = GROUP_VERSION.matcher(bare);
-        if (gv.matches()) {
-          Object list = discovery.resourceList(gv.group(1) + "/" + gv.group(2));
-          return list == null ? status(404, "NotFound", "the server could not find the requested resource") : ok(list);
-        }
-        if (bare.startsWith("/openapi/")) {
-          return status(404, "NotFound", "the gShare simulator serves no OpenAPI schema");
-        }
+        return ApiFaults.answer(fault.kind());
       }
-      if (ServerSideApply.isApply(request)) {
-        return serverSideApply.apply(request, bare);
-      }
-      if (StrategicMergePatch.isStrategicMergePatch(request)) {
-        return saysJson(strategicMergePatch.apply(request, bare));
-      }
-      NodeNameFieldSelector byNode = NodeNameFieldSelector.of(request);
-      MockResponse answer =
-          saysJson(byNode == null ? crud.dispatch(request) : byNode.filter(crud.dispatch(byNode.forward(request))));
-      if (get && answer.code() == 200 && TableView.wantsTable(request.getHeader("Accept")) && TableView.renders(bare)) {
-        String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
-            .setBody(tables.render(bare, body, java.time.Instant.now()));
-      }
-      return get && answer.code() == 200 ? typedList(bare, answer) : answer;
+      return serve(request, path, bare, query, get);
     } catch (IllegalArgumentException e) {
       return status(400, "BadRequest", e.getMessage());
     } catch (Exception e) {
       return status(500, "InternalError", String.valueOf(e.getMessage()));
     }
+  }
+
+  /** The request as the apiserver serves it, with no fault. */
+  private MockResponse serve(RecordedRequest request, String path, String bare, int query, boolean get)
+      throws Exception {
+    Matcher checkpoint = CHECKPOINT.matcher(bare);
+    if (checkpoint.matches() && request.method() == HttpMethod.POST) {
+      return cluster.checkpoint(checkpoint.group(1), checkpoint.group(2), checkpoint.group(3), checkpoint.group(4))
+          .map(archive -> ok(Map.of("items", java.util.List.of(archive))))
+          .orElseGet(() -> status(500, "InternalError",
+              "checkpointing is not supported on this node (CRIU and cuda-checkpoint are not ready)"));
+    }
+    Matcher stats = STATS_SUMMARY.matcher(bare);
+    if (stats.matches() && get) {
+      return statsSummary(stats.group(1));
+    }
+    Matcher eviction = PodEviction.PATH.matcher(bare);
+    if (eviction.matches()) {
+      return request.method() == HttpMethod.POST
+          ? evictions.evict(eviction.group(1), eviction.group(2), query < 0 ? "" : path.substring(query + 1),
+              request.getUtf8Body())
+          : status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+    }
+    if (get) {
+      switch (bare) {
+        case "/version", "/version/":
+          return ok(version());
+        case "/healthz", "/readyz", "/livez":
+          return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody("ok");
+        case "/api", "/api/":
+          return ok(discovery.coreVersions(serverAddress.get()));
+        case "/apis", "/apis/":
+          return ok(discovery.groups());
+        case "/api/v1", "/api/v1/":
+          return ok(discovery.resourceList("v1"));
+        default:
+          break;
+      }
+      Matcher gv = GROUP_VERSION.matcher(bare);
+      if (gv.matches()) {
+        Object list = discovery.resourceList(gv.group(1) + "/" + gv.group(2));
+        return list == null ? status(404, "NotFound", "the server could not find the requested resource") : ok(list);
+      }
+      if (bare.startsWith("/openapi/")) {
+        return status(404, "NotFound", "the gShare simulator serves no OpenAPI schema");
+      }
+    }
+    if (ServerSideApply.isApply(request)) {
+      return serverSideApply.apply(request, bare);
+    }
+    if (StrategicMergePatch.isStrategicMergePatch(request)) {
+      return saysJson(strategicMergePatch.apply(request, bare));
+    }
+    NodeNameFieldSelector byNode = NodeNameFieldSelector.of(request);
+    MockResponse answer =
+        saysJson(byNode == null ? crud.dispatch(request) : byNode.filter(crud.dispatch(byNode.forward(request))));
+    if (get && answer.code() == 200 && TableView.wantsTable(request.getHeader("Accept")) && TableView.renders(bare)) {
+      String body = new String(answer.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
+          .setBody(tables.render(bare, body, java.time.Instant.now()));
+    }
+    return get && answer.code() == 200 ? typedList(bare, answer) : answer;
   }
 
   private MockResponse control(RecordedRequest request, String path) {

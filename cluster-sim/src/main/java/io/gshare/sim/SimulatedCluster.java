@@ -99,6 +99,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final KubeletSimulator kubelet;
   private final StorageController storage;
   private final GpuMetrics gpuMetrics;
+  private final ApiFaults apiFaults = new ApiFaults();
   private final SimulatedCgroups cgroups;
   private final ScheduledExecutorService loop;
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
@@ -344,6 +345,11 @@ public final class SimulatedCluster implements AutoCloseable {
   }
 
   /** The root of the simulated cgroup v2 tree of the running containers (an absolute path). */
+  /** The apiserver failures injected into this cluster's API (the fault suite's scenario 6). */
+  public ApiFaults apiFaults() {
+    return apiFaults;
+  }
+
   public Path cgroupRoot() {
     return cgroups.root();
   }

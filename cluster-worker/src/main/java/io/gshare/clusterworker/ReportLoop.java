@@ -20,6 +20,8 @@ final class ReportLoop implements AutoCloseable {
     void send() throws Exception;
   }
 
+  private static final int TOO_MANY_REQUESTS = 429;
+
   private final String what;
   private final Report report;
   private final ScheduledExecutorService ticker;
@@ -48,7 +50,12 @@ final class ReportLoop implements AutoCloseable {
       }
       lastStatus = 200;
     } catch (ControlPlaneClient.Refused e) {
-      if (lastStatus != e.status) {
+      if (e.status == TOO_MANY_REQUESTS) {
+        // The api limits each cluster's reports; this loop's next tick sends a fresh one.
+        if (lastStatus != e.status) {
+          log.warn("the control plane is limiting this cluster's reports (429); the {} goes again next interval", what);
+        }
+      } else if (lastStatus != e.status) {
         log.error("the control plane refused the {} ({}){}", what, e.getMessage(), e.status == 401
             ? "; the operator token is invalid or expired: rotate the gshare-operator-internal-jwt Secret" : "");
       }

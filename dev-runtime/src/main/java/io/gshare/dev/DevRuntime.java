@@ -51,6 +51,7 @@ public final class DevRuntime implements AutoCloseable {
   private String temporalUiUrl;
   /** The embedded dev server and how to start it again (null with an external Temporal). */
   private EmbeddedTemporal temporal;
+  private EmbeddedDatabase database;
   private java.util.function.Supplier<EmbeddedTemporal> temporalFactory;
   private String oidcIssuer;
   private volatile ChildProcess api;
@@ -90,10 +91,10 @@ public final class DevRuntime implements AutoCloseable {
       dbUrl = options.dbUrl();
       log.info("PostgreSQL: using {}", dbUrl);
     } else {
-      EmbeddedDatabase db = new EmbeddedDatabase(dataDir.resolve("postgres"), options.postgresPort());
-      started.push(db);
-      dbUrl = db.jdbcUrl();
-      log.info("PostgreSQL: embedded on 127.0.0.1:{} (data in {})", db.port(), dataDir.resolve("postgres"));
+      database = new EmbeddedDatabase(dataDir.resolve("postgres"), options.postgresPort());
+      started.push(() -> database.close());
+      dbUrl = database.jdbcUrl();
+      log.info("PostgreSQL: embedded on 127.0.0.1:{} (data in {})", database.port(), dataDir.resolve("postgres"));
     }
 
     if (options.temporalAddress() != null) {
@@ -165,6 +166,12 @@ public final class DevRuntime implements AutoCloseable {
     }
     if (options.logDir() != null) {
       args.add("--gshare.cluster-worker.local.log-dir=" + options.logDir().toAbsolutePath());
+    }
+    // In place of the runtime's own setting of the same key: Spring Boot would join repeated arguments with commas.
+    for (String property : options.apiProperties()) {
+      String key = property.substring(0, property.indexOf('='));
+      args.removeIf(arg -> arg.startsWith("--" + key + "="));
+      args.add("--" + property);
     }
     apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
         args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
@@ -331,6 +338,22 @@ public final class DevRuntime implements AutoCloseable {
     }
     temporal.close();
     temporal = temporalFactory.get();
+  }
+
+  /**
+   * Stops the embedded PostgreSQL server (a fast shutdown: open transactions roll back, connections drop), leaves it
+   * down for {@code downtime}, and starts it again on the same port and data directory, as a database failover or
+   * restart would (the fault suite's scenario 4). The api's connection pool reconnects on its own.
+   */
+  public void restartPostgres(Duration downtime) {
+    if (database == null) {
+      throw new IllegalStateException("only the embedded PostgreSQL can be restarted");
+    }
+    int port = database.port();
+    database.close();
+    sleep(downtime);
+    database = new EmbeddedDatabase(dataDir.resolve("postgres"), port);
+    log.info("PostgreSQL: restarted on 127.0.0.1:{} after {} s down", port, downtime.toSeconds());
   }
 
   /** Runs the connection test of a cluster: the round trip api → Temporal → cluster-worker → apiserver. */

@@ -20,6 +20,8 @@ import java.util.Map;
  *     free one)
  * @param nginx the nginx binary the ingress runs
  * @param noIngress run no ingress: session URLs are then {@code https://<domain>/...} and open nowhere
+ * @param apiProperties {@code key=value} settings passed to the api after the dev runtime's own, which they override
+ *     (a test's short volume grace, say)
  */
 public record DevRuntimeOptions(
     Path dataDir,
@@ -43,7 +45,8 @@ public record DevRuntimeOptions(
     boolean noDemo,
     int ingressPort,
     Path nginx,
-    boolean noIngress) {
+    boolean noIngress,
+    List<String> apiProperties) {
 
   public static final String USAGE = """
       usage: gshare-dev [options]      (make dev runs it after building)
@@ -70,6 +73,8 @@ public record DevRuntimeOptions(
                                 open in a browser through it (default 8081, env GSHARE_INGRESS_PORT)
         --nginx FILE            the nginx the ingress runs (env GSHARE_NGINX; default .tools/bin/nginx, from make tools)
         --no-ingress            run no ingress: session URLs are https://gshare.<cluster>.localhost/s/<id>/ and open nowhere
+        --api-property K=V      a setting for the api (repeatable), e.g. gshare.volumes.reclaim-grace=30s; it wins
+                                over the dev runtime's own (docs/configuration.md lists the keys)
         --no-demo               do not seed the demo data (named "demo: ..."): an offering per simulated GPU
                                 model and mode, a Jupyter image, user demo@example.com and its token in
                                 <data dir>/demo.token, credits for it and the super admin (env GSHARE_DEV_NO_DEMO=1)""";
@@ -79,6 +84,7 @@ public record DevRuntimeOptions(
 
   public static DevRuntimeOptions parse(String[] args, Map<String, String> env) {
     Map<String, String> flags = new java.util.HashMap<>();
+    List<String> apiProperties = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
@@ -98,6 +104,13 @@ public record DevRuntimeOptions(
         value = args[++i];
       } else {
         problems.add("--" + name + " needs a value");
+        continue;
+      }
+      if (name.equals("api-property")) {
+        if (!value.matches("[a-z][a-z0-9.\\-\\[\\]]*=.*")) {
+          problems.add("--api-property '" + value + "' is not key=value");
+        }
+        apiProperties.add(value);
         continue;
       }
       flags.put(name, value);
@@ -157,7 +170,7 @@ public record DevRuntimeOptions(
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
-        ingressPort, nginx, noIngress);
+        ingressPort, nginx, noIngress, List.copyOf(apiProperties));
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

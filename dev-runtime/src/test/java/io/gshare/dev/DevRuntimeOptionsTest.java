@@ -116,4 +116,17 @@ class DevRuntimeOptionsTest {
     all.addAll(List.of(extra));
     return all.toArray(String[]::new);
   }
+
+  @Test
+  void apiPropertiesRepeatAndMustBeKeyEqualsValue() {
+    DevRuntimeOptions options = DevRuntimeOptions.parse(args("--api-property", "gshare.volumes.reclaim-grace=30s",
+        "--api-property=gshare.rate-limits.user-commands-per-second=5"), Map.of());
+    assertThat(options.apiProperties()).containsExactly("gshare.volumes.reclaim-grace=30s",
+        "gshare.rate-limits.user-commands-per-second=5");
+    assertThat(DevRuntimeOptions.parse(args(), Map.of()).apiProperties()).isEmpty();
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--api-property", "no-equals-sign"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--api-property 'no-equals-sign' is not key=value");
+    assertThat(DevRuntimeOptions.USAGE).contains("--api-property");
+  }
 }

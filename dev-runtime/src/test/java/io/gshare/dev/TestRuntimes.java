@@ -15,8 +15,11 @@ public final class TestRuntimes {
     return start(logDir, null);
   }
 
-  /** @param dataDir kept across the runtime's parts' restarts (null: a temporary one, Temporal in memory) */
-  public static DevRuntime start(String logDir, Path dataDir) throws IOException {
+  /**
+   * @param dataDir kept across the runtime's parts' restarts (null: a temporary one, Temporal in memory)
+   * @param apiProperties {@code key=value} settings for the api ({@code --api-property})
+   */
+  public static DevRuntime start(String logDir, Path dataDir, String... apiProperties) throws IOException {
     java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
         "--clusters", "1",
         "--http-port", String.valueOf(freePort()),
@@ -34,6 +37,9 @@ public final class TestRuntimes {
         "--log-dir", Path.of("target", logDir).toAbsolutePath().toString()));
     if (dataDir != null) {
       args.addAll(java.util.List.of("--data-dir", dataDir.toString()));
+    }
+    for (String property : apiProperties) {
+      args.addAll(java.util.List.of("--api-property", property));
     }
     return DevRuntime.start(DevRuntimeOptions.parse(args.toArray(String[]::new), Map.of()));
   }

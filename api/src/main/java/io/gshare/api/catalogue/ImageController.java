@@ -45,7 +45,7 @@ class ImageController {
       @Min(1) @Max(65535) Integer port, @Pattern(regexp = "/.*", message = "must start with /") String path,
       @Size(max = 1000) String description, Boolean active) {}
 
-  record ImageChange(@Size(max = 100) String name, @Size(max = 500) @Pattern(regexp = "[^\\s]+") String reference,
+  record ImageChange(@Size(min = 1, max = 100) String name, @Size(max = 500) @Pattern(regexp = "[^\\s]+") String reference,
       @Min(1) @Max(65535) Integer port, @Pattern(regexp = "/.*") String path, @Size(max = 1000) String description,
       Boolean active) {}
 

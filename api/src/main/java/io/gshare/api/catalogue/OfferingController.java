@@ -12,6 +12,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Digits;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -53,9 +54,10 @@ class OfferingController {
   record OfferingInput(@NotBlank @Size(max = 100) String name, @NotBlank @Size(max = 200) String gpuModel,
       @NotNull @Pattern(regexp = "exclusive|fractional") String mode, @Min(1) @Max(64) Integer gpuCount,
       @Min(1) Integer gpumemMib, @Min(1) @Max(100) Integer gpucoresPercent,
-      @NotNull @DecimalMin("0") BigDecimal pricePerHour, Boolean active) {}
+      @NotNull @DecimalMin("0") @Digits(integer = 14, fraction = 6) BigDecimal pricePerHour, Boolean active) {}
 
-  record OfferingChange(@Size(max = 100) String name, @DecimalMin("0") BigDecimal pricePerHour, Boolean active,
+  record OfferingChange(@Size(min = 1, max = 100) String name,
+      @DecimalMin("0") @Digits(integer = 14, fraction = 6) BigDecimal pricePerHour, Boolean active,
       @Min(1) @Max(64) Integer gpuCount, @Min(1) Integer gpumemMib, @Min(1) @Max(100) Integer gpucoresPercent) {}
 
   /** @param unofferedModels (admins) models with cards but no active offering: unserviceable until one exists */

@@ -16,17 +16,23 @@ import io.grpc.StatusRuntimeException;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowServiceException;
 import jakarta.validation.ConstraintViolationException;
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -43,6 +49,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
   private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
+
+  /** PostgreSQL's unique_violation; its other integrity and data states (23514, 23502, 22001, ...) are 422. */
+  private static final String UNIQUE_VIOLATION = "23505";
 
   private final AuditLog audit;
 
@@ -140,15 +149,7 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
   @Override
   protected ResponseEntity<Object> handleExceptionInternal(
       Exception e, Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-    ProblemCode code = switch (status.value()) {
-      case 400 -> ProblemCode.BAD_REQUEST;
-      case 404 -> ProblemCode.NOT_FOUND;
-      case 405 -> ProblemCode.METHOD_NOT_ALLOWED;
-      case 406 -> ProblemCode.NOT_ACCEPTABLE;
-      case 413 -> ProblemCode.PAYLOAD_TOO_LARGE;
-      case 415 -> ProblemCode.UNSUPPORTED_MEDIA_TYPE;
-      default -> status.is5xxServerError() ? ProblemCode.INTERNAL : ProblemCode.BAD_REQUEST;
-    };
+    ProblemCode code = forStatus(status.value());
     String detail = e instanceof ErrorResponse er && er.getBody().getDetail() != null
         ? er.getBody().getDetail() : code.title();
     if (status.is5xxServerError()) {
@@ -158,6 +159,48 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
     ResponseEntity<Object> problem = problem(code, detail, Map.of());
     return ResponseEntity.status(status).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON)
         .body(problem.getBody());
+  }
+
+  /**
+   * PostgreSQL down, restarting or failing over: no connection, or the one in use dropped. Its transaction rolled
+   * back (a commit cut off midway is the one case that may have landed), so the client sends it again, with its
+   * idempotency key where it has one.
+   */
+  @ExceptionHandler({DataAccessResourceFailureException.class, TransientDataAccessResourceException.class,
+      CannotCreateTransactionException.class})
+  ResponseEntity<Object> databaseUnavailable(Exception e) {
+    log.warn("database unavailable: {}", NestedExceptionUtils.getMostSpecificCause(e).getMessage());
+    return problem(ProblemCode.DATABASE_UNAVAILABLE, "the database (PostgreSQL) did not answer; retry shortly",
+        Map.of());
+  }
+
+  /**
+   * A store constraint the request's validation did not catch (a CHECK, NOT NULL or length the database keeps):
+   * the request is refused and nothing is written, as its transaction rolls back. A unique key is a conflict.
+   */
+  @ExceptionHandler(DataIntegrityViolationException.class)
+  ResponseEntity<Object> dataIntegrity(DataIntegrityViolationException e) {
+    String state = e.getMostSpecificCause() instanceof SQLException sql ? sql.getSQLState() : null;
+    log.warn("store refused a request's values (SQLState {}): {}", state, e.getMostSpecificCause().getMessage());
+    if (UNIQUE_VIOLATION.equals(state)) {
+      return problem(ProblemCode.CONFLICT, "a value of this request is already taken", Map.of());
+    }
+    return problem(ProblemCode.VALIDATION_FAILED, "a value of this request is out of its allowed range", Map.of());
+  }
+
+  /** The code of a status Spring MVC or the servlet container chose by itself. */
+  public static ProblemCode forStatus(int status) {
+    return switch (status) {
+      case 400 -> ProblemCode.BAD_REQUEST;
+      case 401 -> ProblemCode.UNAUTHORIZED;
+      case 403 -> ProblemCode.FORBIDDEN;
+      case 404 -> ProblemCode.NOT_FOUND;
+      case 405 -> ProblemCode.METHOD_NOT_ALLOWED;
+      case 406 -> ProblemCode.NOT_ACCEPTABLE;
+      case 413 -> ProblemCode.PAYLOAD_TOO_LARGE;
+      case 415 -> ProblemCode.UNSUPPORTED_MEDIA_TYPE;
+      default -> status >= 500 ? ProblemCode.INTERNAL : ProblemCode.BAD_REQUEST;
+    };
   }
 
   static ResponseEntity<Object> problem(ProblemCode code, String detail, Map<String, Object> properties) {

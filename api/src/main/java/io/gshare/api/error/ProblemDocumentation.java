@@ -116,6 +116,8 @@ class ProblemDocumentation {
             .description("validation_failed: the invalid members of the request"))
         .addProperty("operation_id", new StringSchema()
             .description("operation_in_progress (and some conflicts): the operation to follow, GET /api/v1/operations/{id}"))
+        .addProperty("retry_after_seconds", new IntegerSchema()
+            .description("rate_limited: when to send again, as the Retry-After header says"))
         .required(List.of("type", "title", "status", "code"));
     problem.setAdditionalProperties(Boolean.TRUE);
     return problem;

@@ -31,8 +31,10 @@ final class ProblemExamples {
       case VOLUME_IN_USE -> "a session not ended holds the volume";
       case OPERATION_IN_PROGRESS -> "operation node-drain-nod_0123abcd is already running";
       case PAYLOAD_TOO_LARGE -> "the request body exceeds 1024 KiB";
+      case RATE_LIMITED -> "more than 20 session and volume commands a second from this user; retry in a second";
       case UNSUPPORTED_MEDIA_TYPE -> "Content-Type 'text/plain' is not supported.";
       case TEMPORAL_UNAVAILABLE -> "the workflow engine (Temporal) did not answer; retry shortly";
+      case DATABASE_UNAVAILABLE -> "the database (PostgreSQL) did not answer; retry shortly";
       case CLUSTER_UNREACHABLE -> "the cluster's worker did not answer in time";
       case INTERNAL -> "an internal error occurred";
     };
@@ -42,6 +44,7 @@ final class ProblemExamples {
     return switch (code) {
       case VALIDATION_FAILED -> Map.of("errors", List.of(Map.of("field", "name", "message", "must not be blank")));
       case OPERATION_IN_PROGRESS -> Map.of("operation_id", "node-drain-nod_0123abcd");
+      case RATE_LIMITED -> Map.of("retry_after_seconds", 1);
       default -> Map.of();
     };
   }

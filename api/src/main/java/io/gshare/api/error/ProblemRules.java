@@ -1,5 +1,6 @@
 package io.gshare.api.error;
 
+import io.gshare.api.ratelimit.RateLimit;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.OpenPaths;
 import io.gshare.api.security.SuperAdminOnly;
@@ -27,6 +28,7 @@ import org.springframework.web.method.HandlerMethod;
  * <ul>
  *   <li>401 {@code unauthorized}: its path needs a token (not {@link OpenPaths#isOpen})</li>
  *   <li>403 {@code forbidden}: {@link AdminOnly} or {@link SuperAdminOnly} on the method or its class</li>
+ *   <li>429 {@code rate_limited}: {@link io.gshare.api.ratelimit.RateLimited} on the method or its class</li>
  *   <li>404 {@code not_found}: its path has variables</li>
  *   <li>400 {@code bad_request} and 422 {@code validation_failed}: it takes a body or query parameters</li>
  *   <li>413 {@code payload_too_large} and 415 {@code unsupported_media_type}: it takes a body</li>
@@ -49,6 +51,9 @@ final class ProblemRules {
     }
     if (annotated(handler, AdminOnly.class) || annotated(handler, SuperAdminOnly.class)) {
       codes.add(ProblemCode.FORBIDDEN);
+    }
+    if (RateLimit.of(handler) != null) {
+      codes.add(ProblemCode.RATE_LIMITED);
     }
     if (writesItsOwnAnswer(handler)) {
       return codes;

@@ -1,5 +1,7 @@
 package io.gshare.api.internalplane;
 
+import io.gshare.api.ratelimit.RateLimit;
+import io.gshare.api.ratelimit.RateLimited;
 import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.core.node.InventoryWriter;
@@ -24,6 +26,7 @@ import org.springframework.web.bind.annotation.RestController;
 /** Callbacks from cluster-workers; every one needs an operator token and stays inside its cluster. */
 @RestController
 @RequestMapping(InternalPaths.BASE)
+@RateLimited(RateLimit.CLUSTER_REPORTS)
 @Tag(name = "internal")
 class InternalReportsController {
 

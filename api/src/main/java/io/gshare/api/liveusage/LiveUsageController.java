@@ -1,5 +1,7 @@
 package io.gshare.api.liveusage;
 
+import io.gshare.api.ratelimit.RateLimit;
+import io.gshare.api.ratelimit.RateLimited;
 import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Caller;
@@ -58,6 +60,7 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
   }
 
   @PostMapping(InternalPaths.BASE + InternalPaths.LIVE_USAGE)
+  @RateLimited(RateLimit.CLUSTER_REPORTS)
   @Operation(summary = "A node's usage agent's last second of session samples, for the live chart (not stored)",
       tags = "internal")
   @ProblemResponses({ProblemCode.FORBIDDEN})

@@ -48,7 +48,7 @@ class NodePoolController {
   @io.swagger.v3.oas.annotations.media.Schema(name = "NodePoolInput")
   record PoolInput(@NotBlank @Size(max = 100) String name, String teamId, @Size(max = 1000) String description) {}
 
-  record PoolChange(@Size(max = 100) String name, String teamId, @Size(max = 1000) String description) {}
+  record PoolChange(@Size(min = 1, max = 100) String name, String teamId, @Size(max = 1000) String description) {}
 
   record PoolNodes(@NotNull @Size(max = 10_000) List<String> nodeIds) {}
 

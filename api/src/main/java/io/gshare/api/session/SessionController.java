@@ -1,5 +1,7 @@
 package io.gshare.api.session;
 
+import io.gshare.api.ratelimit.RateLimit;
+import io.gshare.api.ratelimit.RateLimited;
 import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.session.SessionRepository;
 
@@ -62,6 +64,7 @@ class SessionController {
       OperationProgress operation) {}
 
   @PostMapping("/api/v1/sessions")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Start a session: admitted and placed now (409 unserviceable / insufficient_capacity / quota_exceeded, 402 insufficient_credits), created by its workflow")
   @ProblemResponses({ProblemCode.INSUFFICIENT_CAPACITY, ProblemCode.INSUFFICIENT_CREDITS, ProblemCode.NOT_FOUND,
@@ -107,6 +110,7 @@ class SessionController {
   }
 
   @PostMapping("/api/v1/sessions/{id}/pause")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @Operation(summary = "Pause: lossless (checkpoint) on nodes with CRIU and cuda-checkpoint ready, else cold; billing closes, GPUs are released")
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
   SessionDetail pause(Caller.User caller, @PathVariable String id) {
@@ -115,6 +119,7 @@ class SessionController {
   }
 
   @PostMapping("/api/v1/sessions/{id}/resume")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @Operation(summary = "Resume: re-admitted and re-placed on the same GPU model; billing reopens")
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.INSUFFICIENT_CAPACITY, ProblemCode.INSUFFICIENT_CREDITS,
       ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE,
@@ -125,6 +130,7 @@ class SessionController {
   }
 
   @DeleteMapping("/api/v1/sessions/{id}")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @Operation(summary = "End a session: its objects deleted, billing settled, GPUs released; history kept")
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
   SessionDetail terminate(Caller.User caller, @PathVariable String id) {

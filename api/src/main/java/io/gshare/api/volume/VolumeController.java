@@ -1,5 +1,7 @@
 package io.gshare.api.volume;
 
+import io.gshare.api.ratelimit.RateLimit;
+import io.gshare.api.ratelimit.RateLimited;
 import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
@@ -62,6 +64,7 @@ class VolumeController {
       List<Claim> claims, List<VolumeSession> sessions, Expansion expansion) {}
 
   @PostMapping("/api/v1/volumes")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Create a volume of yours in a storage pool (pool_id optional: the default pool, else the only one);"
       + " 409 quota_exceeded / insufficient_storage / conflict (name taken)")
@@ -93,6 +96,7 @@ class VolumeController {
   }
 
   @DeleteMapping("/api/v1/volumes/{id}")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @ResponseStatus(HttpStatus.ACCEPTED)
   @Operation(summary = "Delete a volume (owner or admin): deleting, restorable until reclaim_after, then reclaimed by its"
       + " workflow; 409 volume_in_use while a session not ended holds it")
@@ -102,6 +106,7 @@ class VolumeController {
   }
 
   @PostMapping("/api/v1/volumes/{id}/restore")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @Operation(summary = "Restore a deleting volume before reclaim_after (owner or admin); 409 once reclaimed or when not"
       + " deleting")
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE})
@@ -110,6 +115,7 @@ class VolumeController {
   }
 
   @PostMapping("/api/v1/volumes/{id}/expansion")
+  @RateLimited(RateLimit.USER_COMMANDS)
   @ResponseStatus(HttpStatus.CREATED)
   @Operation(summary = "Ask for a larger size (owner or admin), for an admin to approve; checked against quotas and the"
       + " pool's capacity; one open request per volume")

@@ -93,7 +93,10 @@ public final class ScaleBench {
     // The sweep is started by the bench (the Schedule's workflow, on the same control worker), not every minute.
     try (ConfigurableApplicationContext context = BenchSupport.startApi(Map.of(
         "spring.datasource.hikari.maximum-pool-size", "24", "server.tomcat.threads.max", "200",
-        "gshare.metering.enabled", "false", "management.server.port", "0"))) {
+        "gshare.metering.enabled", "false", "management.server.port", "0",
+        // The bench measures the api at full speed: its clients and simulated workers are not throttled.
+        "gshare.rate-limits.user-commands-per-second", "1000000",
+        "gshare.rate-limits.cluster-reports-per-second", "1000000"))) {
       Api api = new Api(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
           Integer.parseInt(context.getEnvironment().getProperty("local.server.port")));
       JdbcClient jdbc = context.getBean(JdbcClient.class);

@@ -25,8 +25,10 @@ public enum ProblemCode {
   VOLUME_IN_USE(409, "Volume in use"),
   OPERATION_IN_PROGRESS(409, "Operation in progress"),
   PAYLOAD_TOO_LARGE(413, "Payload too large"),
+  RATE_LIMITED(429, "Too many requests"),
   UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),
   TEMPORAL_UNAVAILABLE(503, "Workflow engine unavailable"),
+  DATABASE_UNAVAILABLE(503, "Database unavailable"),
   CLUSTER_UNREACHABLE(504, "Cluster unreachable"),
   INTERNAL(500, "Internal error");
 

@@ -47,6 +47,7 @@ class FaultSuiteIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration SETTLE = Duration.ofSeconds(20);
+  private static final Duration VOLUME_GRACE = Duration.ofSeconds(30);
 
   private DevRuntime runtime;
   private Path dataDir;
@@ -59,13 +60,14 @@ class FaultSuiteIT {
   /** What gShare made of the current scenario's fault, for its row of the table. */
   private String note;
 
-  record Answer(int status, JsonNode body, String contentType) {}
+  record Answer(int status, JsonNode body, String contentType, String retryAfter) {}
 
   @BeforeAll
   void start() throws Exception {
     // A kept data directory: the Temporal server keeps its state in a file, so scenario 5 can restart it.
     dataDir = Files.createTempDirectory("gshare-faults-");
-    runtime = TestRuntimes.start("fault-suite-logs", dataDir);
+    // A deleted volume's grace of seconds, not a day: scenario 17 races its end.
+    runtime = TestRuntimes.start("fault-suite-logs", dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s");
     invariants = new Invariants(runtime, SETTLE);
     admin = runtime.adminToken();
     catalogue = runtime.demo();
@@ -190,6 +192,523 @@ class FaultSuiteIT {
     assertThat(!"running".equals(state) || hasPod).as("session " + session + " " + state + " without its pod").isTrue();
     note = "the session was " + (hasPod ? "given a new pod" : state);
     endScenario(info, started, deleted);
+    terminate(session);
+  }
+
+  /**
+   * Schemathesis (PyPI, installed by hack/tools.sh) generates requests that break the served OpenAPI document's
+   * schemas for every /api and /internal operation (negative mode: wrong types, missing members, out-of-range values,
+   * malformed bodies) with an admin's and with the cluster-worker's token. No answer may be a 5xx, a status the
+   * operation does not declare, or anything but problem+json for an error; and nothing is written.
+   */
+  @Test
+  @org.junit.jupiter.api.DisplayName("18 oversized and malformed bodies on every endpoint (schemathesis, negative mode)")
+  void malformedAndOversizedBodiesOnEveryEndpoint(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    Path st = Path.of(System.getProperty("gshare.dev.schemathesis", "../.tools/schemathesis/bin/st"));
+    assertThat(st).as("schemathesis: run hack/tools.sh").isExecutable();
+    Map<String, Long> before = writtenRows();
+
+    Path dir = Path.of("target", "schemathesis").toAbsolutePath();
+    Files.createDirectories(dir);
+    Path document = dir.resolve("openapi.json");
+    HttpResponse<String> served = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/openapi"))
+        .header("Authorization", "Bearer " + admin).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(served.statusCode()).isEqualTo(200);
+    Files.writeString(document, served.body());
+    List<String> failed = new ArrayList<>();
+    failed.addAll(fuzz(st, document, dir, "api", admin, "^/api/"));
+    failed.addAll(fuzz(st, document, dir, "internal", operatorToken(), "^/internal/v1/"));
+
+    // Bodies over the limits, declared and streamed: 413 before anything is read, in words.
+    byte[] twoMiB = new byte[2 * 1024 * 1024];
+    java.util.Arrays.fill(twoMiB, (byte) ' ');
+    for (boolean chunked : List.of(false, true)) {
+      HttpRequest.BodyPublisher body = chunked
+          ? HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(twoMiB))
+          : HttpRequest.BodyPublishers.ofByteArray(twoMiB);
+      HttpResponse<String> big = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/teams"))
+          .header("Authorization", "Bearer " + admin).header("Content-Type", "application/json")
+          .POST(body).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(big.statusCode()).as((chunked ? "chunked " : "") + "2 MiB body: " + big.body()).isEqualTo(413);
+      assertThat(big.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+    }
+    assertThat(declaredOversizedReport()).as("a report declaring 64 MiB + 1 byte").startsWith("HTTP/1.1 413");
+
+    Map<String, Long> after = writtenRows();
+    assertThat(after).as("rows written by refused requests").isEqualTo(before);
+    assertThat(failed).as("schemathesis's failures (logs in " + dir + ")").isEmpty();
+    note = "no 5xx, no undeclared status, every error problem+json, nothing written";
+    endScenario(info, started, Instant.now());
+  }
+
+  /**
+   * A worker flooding the internal plane is refused per cluster (429 rate_limited, Retry-After) while users are
+   * served; a user flooding session creates meets its quota and its rate limit while another user's commands are
+   * not counted against it.
+   */
+  @Test
+  @org.junit.jupiter.api.DisplayName("20 a flood of reports from one worker and of creates from one user")
+  void aFloodOfReportsAndOfCreates(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String operator = operatorToken();
+    List<Long> userLatencies = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService watcher = Executors.newSingleThreadExecutor();
+    java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
+    Future<List<Integer>> userAnswers = watcher.submit(() -> {
+      List<Integer> statuses = new ArrayList<>();
+      while (flooding.get()) {
+        long t0 = System.nanoTime();
+        statuses.add(send("GET", "/api/v1/sessions", null, demo, Map.of()).status());
+        userLatencies.add((System.nanoTime() - t0) / 1_000_000);
+        Thread.sleep(50);
+      }
+      return statuses;
+    });
+    List<Answer> reports;
+    try {
+      reports = parallel(3000, 32, i -> send("POST", "/internal/v1/sessions/status",
+          "{\"sessions\":[],\"complete\":false}", operator, Map.of()));
+    } finally {
+      flooding.set(false);
+    }
+    List<Integer> served = userAnswers.get();
+    watcher.shutdown();
+    Map<Integer, Long> reportStatuses = byStatus(reports);
+    assertThat(reportStatuses.keySet()).as("report statuses " + reportStatuses).isSubsetOf(200, 204, 429)
+        .contains(429);
+    Answer refused = reports.stream().filter(a -> a.status() == 429).findFirst().orElseThrow();
+    assertThat(refused.contentType()).startsWith("application/problem+json");
+    assertThat(refused.body().path("code").asText()).isEqualTo("rate_limited");
+    assertThat(refused.retryAfter()).isEqualTo("1");
+    assertThat(served).as("a user's reads during the flood").isNotEmpty().containsOnly(200);
+
+    // Creates: the default policy allows two sessions at once for the flood; a burst of 200 creates.
+    JsonNode policy = send("GET", "/api/v1/policies/default", null, admin, Map.of()).body();
+    com.fasterxml.jackson.databind.node.ObjectNode input = JSON.createObjectNode();
+    for (String member : List.of("max_concurrent_sessions", "max_runtime_minutes", "max_runtime_action",
+        "idle_timeout_minutes", "idle_timeout_minutes_fractional", "overflow", "placement", "min_balance_to_start",
+        "volume_quota_gb", "volume_quota_count", "team_volume_quota_gb", "team_volume_quota_count")) {
+      if (policy.hasNonNull(member)) {
+        input.set(member, policy.get(member));
+      }
+    }
+    Answer limited = send("PUT", "/api/v1/policies/default", input.deepCopy().put("max_concurrent_sessions", 2)
+        .toString(), admin, Map.of());
+    assertThat(limited.status()).as(limited.body().toString()).isEqualTo(200);
+    List<Answer> creates;
+    List<Answer> others;
+    try {
+      AtomicInteger n = new AtomicInteger();
+      Future<List<Answer>> otherUser = Executors.newSingleThreadExecutor().submit(() -> {
+        List<Answer> answers = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+          answers.add(send("DELETE", "/api/v1/sessions/ses_missing" + i, null, admin, Map.of()));
+        }
+        return answers;
+      });
+      creates = parallel(200, 16, i -> requestSession("fault-20-" + n.incrementAndGet(), "fractional", demo));
+      others = otherUser.get();
+    } finally {
+      Answer restored = send("PUT", "/api/v1/policies/default", input.toString(), admin, Map.of());
+      assertThat(restored.status()).as(restored.body().toString()).isEqualTo(200);
+    }
+    Map<Integer, Long> createStatuses = byStatus(creates);
+    assertThat(createStatuses.keySet()).as("create statuses " + createStatuses).allMatch(s -> s == 202 || s == 409
+        || s == 429);
+    assertThat(creates).filteredOn(a -> a.status() >= 400).allSatisfy(a -> assertThat(a.contentType())
+        .startsWith("application/problem+json"));
+    assertThat(creates).filteredOn(a -> a.status() == 202).hasSizeLessThanOrEqualTo(2);
+    assertThat(creates).extracting(a -> a.body().path("code").asText()).contains("rate_limited", "quota_exceeded");
+    // Another user's commands are not counted against the flooding user's limit.
+    assertThat(others).extracting(Answer::status).containsOnly(404);
+    for (Answer created : creates) {
+      if (created.status() == 202) {
+        terminate(created.body().at("/session/id").asText());
+      }
+    }
+    userLatencies.sort(null);
+    note = "reports " + reportStatuses + "; user reads meanwhile " + served.size() + "x 200 (median "
+        + userLatencies.get(userLatencies.size() / 2) + " ms); creates " + createStatuses;
+    endScenario(info, started, Instant.now());
+  }
+
+  private static Map<Integer, Long> byStatus(List<Answer> answers) {
+    Map<Integer, Long> byStatus = new TreeMap<>();
+    answers.forEach(a -> byStatus.merge(a.status(), 1L, Long::sum));
+    return byStatus;
+  }
+
+  /** One schemathesis run over the operations whose path matches {@code paths}; the failures it reports. */
+  private List<String> fuzz(Path st, Path document, Path dir, String name, String token, String paths)
+      throws Exception {
+    Path log = dir.resolve(name + ".log");
+    List<String> arguments = new ArrayList<>(List.of(st.toAbsolutePath().toString(), "run", document.toString(),
+        "--url", runtime.apiUrl(), "-H", "Authorization: Bearer " + token, "--mode", "negative",
+        "--checks", "not_a_server_error,status_code_conformance,content_type_conformance",
+        "--phases", "examples,coverage,fuzzing", "--max-examples", "5", "--workers", "2", "--max-time", "90",
+        "--generation-deterministic", "--suppress-health-check", "all", "--include-path-regex", paths,
+        "--exclude-path-regex", "^/internal/connect/", "--report", "junit,har", "--report-dir", dir.resolve(name).toString()));
+    // Commands that take no body and no query (DELETE, pause, rotate-token, ...) have nothing to malform: the fuzzer
+    // would only repeat them, on ids it read from lists, and end sessions or detach the cluster the suite runs on.
+    // Their tokens and ids are scenario 19's.
+    JsonNode doc = JSON.readTree(document.toFile());
+    doc.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(op -> {
+      boolean takesQuery = false;
+      for (JsonNode parameter : op.getValue().path("parameters")) {
+        takesQuery |= "query".equals(parameter.path("in").asText());
+      }
+      if (!op.getKey().equals("get") && !op.getValue().has("requestBody") && !takesQuery) {
+        arguments.addAll(List.of("--exclude-operation-id", op.getValue().path("operationId").asText()));
+      }
+    }));
+    ProcessBuilder command = new ProcessBuilder(arguments)
+        .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+    command.environment().put("SCHEMATHESIS_TELEMETRY", "false");
+    Process run = command.start();
+    if (!run.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
+      run.destroyForcibly();
+      return List.of(name + ": schemathesis did not finish within 5 minutes");
+    }
+    String out = Files.readString(log);
+    if (run.exitValue() == 0) {
+      return List.of();
+    }
+    int failures = out.indexOf("FAILURES");
+    return List.of(name + " (exit " + run.exitValue() + "): "
+        + (failures >= 0 ? out.substring(failures, Math.min(out.length(), failures + 6_000)) : out));
+  }
+
+  /**
+   * Declares a body over the internal plane's limit and sends none of it: the api must answer 413 from the headers
+   * alone, without waiting for 64 MiB. Only the status line is read.
+   */
+  private String declaredOversizedReport() throws Exception {
+    URI api = URI.create(runtime.apiUrl());
+    try (java.net.Socket socket = new java.net.Socket(api.getHost(), api.getPort())) {
+      socket.setSoTimeout(10_000);
+      String head = "POST /internal/v1/inventory HTTP/1.1\r\nHost: " + api.getHost() + "\r\nAuthorization: Bearer "
+          + operatorToken() + "\r\nContent-Type: application/json\r\nContent-Length: " + (64L * 1024 * 1024 + 1)
+          + "\r\n\r\n{";
+      socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      return new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+          java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+    }
+  }
+
+  /** Row counts of the tables only a request writes (background work writes usage, audit, operations, alerts). */
+  private Map<String, Long> writtenRows() throws Exception {
+    Map<String, Long> counts = new TreeMap<>();
+    try (java.sql.Connection db = java.sql.DriverManager.getConnection(runtime.dbUrl());
+        java.sql.Statement statement = db.createStatement()) {
+      for (String table : List.of("teams", "users", "api_tokens", "credit_accounts", "policies", "clusters",
+          "node_pools", "offerings", "images", "storage_pools", "storage_pool_clusters", "volumes", "volume_claims",
+          "volume_expansions", "sessions", "connect_codes", "cli_sign_in_codes")) {
+        try (java.sql.ResultSet rows = statement.executeQuery("select count(*) from " + table)) {
+          rows.next();
+          counts.put(table, rows.getLong(1));
+        }
+      }
+      try (java.sql.ResultSet rows = statement.executeQuery(
+          "select count(*) from credit_ledger where kind in ('grant', 'adjustment', 'refund')")) {
+        rows.next();
+        counts.put("credit_ledger (grants, adjustments, refunds)", rows.getLong(1));
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * The cluster-worker frozen (SIGSTOP) for two minutes and thawed: a partition as the control plane sees it, since it
+   * neither polls Temporal nor heartbeats nor reports. A session created and a pause sent meanwhile are accepted and
+   * wait in Temporal's queue; once the worker is back they are carried out (or end in words), and nothing is left
+   * half-done.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
+  @org.junit.jupiter.api.DisplayName("2 the cluster-worker cut off from Temporal for 2 minutes, then back")
+  void theWorkerCutOffForTwoMinutes(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String running = startSession("fault-2-running");
+    long worker = workerPid();
+    signal(worker, "STOP");
+    Instant frozen = Instant.now();
+    String created;
+    Answer paused;
+    try {
+      created = createSession("fault-2-created", "fractional", demo);
+      paused = send("POST", "/api/v1/sessions/" + running + "/pause", null, demo, Map.of());
+      Thread.sleep(Math.max(0, Duration.between(Instant.now(), frozen.plus(Duration.ofMinutes(2))).toMillis()));
+      // Nothing was carried out on the cluster meanwhile, and nothing gave up.
+      assertThat(send("GET", "/api/v1/sessions/" + created, null, demo, Map.of()).body().at("/session/state").asText())
+          .isIn("pending", "creating");
+    } finally {
+      signal(worker, "CONT");
+    }
+    Instant thawed = Instant.now();
+    assertThat(paused.status()).as(paused.body().toString()).isEqualTo(202);
+    String createdState = awaitState(created, List.of("running", "failed"), Duration.ofMinutes(3));
+    String pausedState = awaitState(running, List.of("paused"), Duration.ofMinutes(3));
+    assertThat(createdState).isEqualTo("running");
+    assertThat(pausedState).isEqualTo("paused");
+    note = "after the thaw the waiting create ran and the pause was carried out";
+    endScenario(info, started, thawed);
+    terminate(created);
+    terminate(running);
+  }
+
+  /**
+   * The worker's operator token expires under it (its mounted file now holds an expired one): its reports are refused
+   * 401 and the cluster is seen no more; a rotation writes a fresh token into its Secret, the worker reads it from
+   * the file without a restart, and its reports are taken again.
+   */
+  @Test
+  @org.junit.jupiter.api.DisplayName("14 the worker's operator token expiring, then rotated")
+  void theOperatorTokenExpiringThenRotated(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String cluster = runtime.clusters().get(0).id();
+    String current = operatorToken();
+    String expired = TokenForgery.of(current, runtime.dataDir().resolve("keys").resolve("internal-signing.jwks.json"))
+        .flawed().get("expired");
+    Path tokenFile = runtime.dataDir().resolve("workers").resolve(cluster)
+        .resolve(io.gshare.activities.cluster.model.WorkerObjects.TOKEN_KEY);
+    assertThat(tokenFile).as("the worker's mounted token").exists();
+    Files.writeString(tokenFile, expired);
+    Instant expiredAt = Instant.now();
+    // The worker reports every 5 s here: after 15 s without a report it has been refused three times.
+    Thread.sleep(3_000);
+    Instant lastSeen = workerLastSeen(cluster);
+    Thread.sleep(15_000);
+    assertThat(workerLastSeen(cluster)).as("reports refused with the expired token").isEqualTo(lastSeen);
+
+    Answer rotation = send("POST", "/api/v1/clusters/" + cluster + "/rotate-token", null, admin, Map.of());
+    assertThat(rotation.status()).as(rotation.body().toString()).isEqualTo(202);
+    String operation = rotation.body().at("/operation/id").asText();
+    assertThat(awaitOperation(operation, Duration.ofMinutes(3))).as("rotation " + operation).isEqualTo("completed");
+    Instant deadline = Instant.now().plusSeconds(30);
+    while (!workerLastSeen(cluster).isAfter(lastSeen) && Instant.now().isBefore(deadline)) {
+      Thread.sleep(500);
+    }
+    assertThat(workerLastSeen(cluster)).as("reports taken again").isAfter(lastSeen);
+    assertThat(Files.readString(tokenFile).trim()).isNotEqualTo(expired);
+    note = "refused 401 for " + Duration.between(expiredAt, Instant.now()).toSeconds()
+        + " s; the rotation's token was read from the file without a restart";
+    endScenario(info, started, Instant.now());
+  }
+
+  private Instant workerLastSeen(String cluster) throws Exception {
+    try (java.sql.Connection db = java.sql.DriverManager.getConnection(runtime.dbUrl());
+        java.sql.PreparedStatement query = db.prepareStatement("select worker_last_seen_at from clusters where id = ?")) {
+      query.setString(1, cluster);
+      try (java.sql.ResultSet row = query.executeQuery()) {
+        row.next();
+        java.sql.Timestamp seen = row.getTimestamp(1);
+        return seen == null ? Instant.EPOCH : seen.toInstant();
+      }
+    }
+  }
+
+  /**
+   * A deleted volume's claim held by a foreign finalizer: the reclaim waits on it in words and finishes once the
+   * finalizer goes. Another volume restored one second before its grace ends: restored and kept, or refused 409 and
+   * reclaimed, never both.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
+  @org.junit.jupiter.api.DisplayName("17 a reclaim blocked by a finalizer; a volume restored at the last second of its grace")
+  void aReclaimBlockedByAFinalizerAndARestoreAtTheLastSecond(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String cluster = runtime.clusters().get(0).id();
+    Answer pool = send("POST", "/api/v1/storage/pools", "{\"name\":\"fault-17\",\"cluster_id\":\"" + cluster
+        + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\",\"capacity_source\":\"csi\"}", admin, Map.of());
+    assertThat(pool.status()).as(pool.body().toString()).isEqualTo(201);
+    String held = volumeWithClaim("fault-17-held", pool.body().path("id").asText());
+    String raced = volumeWithClaim("fault-17-raced", pool.body().path("id").asText());
+    String finalizer = "example.com/backup-hold";
+    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+      var claim = kube.persistentVolumeClaims().inAnyNamespace().withLabel(LabelKeys.VOLUME_ID, held).list().getItems();
+      assertThat(claim).hasSize(1);
+      kube.persistentVolumeClaims().inNamespace(claim.get(0).getMetadata().getNamespace())
+          .withName(claim.get(0).getMetadata().getName())
+          .edit(c -> { c.getMetadata().getFinalizers().add(finalizer); return c; });
+    }
+    assertThat(send("DELETE", "/api/v1/volumes/" + held, null, demo, Map.of()).status()).isEqualTo(202);
+    Answer deleted = send("DELETE", "/api/v1/volumes/" + raced, null, demo, Map.of());
+    assertThat(deleted.status()).isEqualTo(202);
+    Instant reclaimAfter = Instant.parse(deleted.body().path("reclaim_after").asText());
+    Thread.sleep(Math.max(0, Duration.between(Instant.now(), reclaimAfter.minusSeconds(1)).toMillis()));
+    Answer restore = send("POST", "/api/v1/volumes/" + raced + "/restore", null, demo, Map.of());
+    assertThat(restore.status()).as(restore.body().toString()).isIn(200, 409);
+
+    // The held claim is being deleted and waits on the finalizer; the volume is not reclaimed meanwhile.
+    Instant deadline = Instant.now().plusSeconds(60);
+    boolean deleting = false;
+    while (!deleting && Instant.now().isBefore(deadline)) {
+      deleting = claims(held).stream().anyMatch(c -> c.getMetadata().getDeletionTimestamp() != null);
+      Thread.sleep(500);
+    }
+    assertThat(deleting).as("the reclaim deletes the held claim").isTrue();
+    Thread.sleep(10_000);
+    assertThat(volumeStatus(held)).isEqualTo("deleting");
+    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+      var claim = claims(held).get(0);
+      kube.persistentVolumeClaims().inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
+          .edit(c -> { c.getMetadata().getFinalizers().remove(finalizer); return c; });
+    }
+    Instant released = Instant.now();
+    deadline = Instant.now().plus(Duration.ofMinutes(4));
+    while (!"reclaimed".equals(volumeStatus(held)) && Instant.now().isBefore(deadline)) {
+      Thread.sleep(1_000);
+    }
+    assertThat(volumeStatus(held)).isEqualTo("reclaimed");
+    assertThat(claims(held)).isEmpty();
+
+    if (restore.status() == 200) {
+      Thread.sleep(5_000);
+      assertThat(volumeStatus(raced)).isNotIn("deleting", "reclaimed");
+      assertThat(claims(raced)).hasSize(1).allMatch(c -> c.getMetadata().getDeletionTimestamp() == null);
+      send("DELETE", "/api/v1/volumes/" + raced, null, demo, Map.of());
+    } else {
+      deadline = Instant.now().plus(Duration.ofMinutes(2));
+      while (!"reclaimed".equals(volumeStatus(raced)) && Instant.now().isBefore(deadline)) {
+        Thread.sleep(1_000);
+      }
+      assertThat(volumeStatus(raced)).isEqualTo("reclaimed");
+      assertThat(claims(raced)).isEmpty();
+    }
+    note = "the held reclaim finished " + Duration.between(released, Instant.now()).toSeconds()
+        + " s after the finalizer went; the restore 1 s before the end was " + (restore.status() == 200
+        ? "taken and the volume kept its claim" : "refused 409 and the volume reclaimed");
+    endScenario(info, started, released);
+  }
+
+  /** A volume of the demo user with a claim on the cluster: a session mounted it and ended. */
+  private String volumeWithClaim(String name, String pool) throws Exception {
+    Answer volume = send("POST", "/api/v1/volumes", "{\"name\":\"" + name + "\",\"size_gb\":1,\"pool_id\":\"" + pool
+        + "\"}", demo, Map.of());
+    assertThat(volume.status()).as(volume.body().toString()).isEqualTo(201);
+    String id = volume.body().path("id").asText();
+    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst().orElseThrow()
+        .id();
+    Answer session = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+        + catalogue.imageId() + "\",\"volume_id\":\"" + id + "\",\"name\":\"" + name + "\"}", demo, Map.of());
+    assertThat(session.status()).as(session.body().toString()).isEqualTo(202);
+    String sessionId = session.body().at("/session/id").asText();
+    assertThat(awaitState(sessionId, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
+    terminate(sessionId);
+    assertThat(claims(id)).hasSize(1);
+    return id;
+  }
+
+  private List<io.fabric8.kubernetes.api.model.PersistentVolumeClaim> claims(String volume) {
+    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+      return kube.persistentVolumeClaims().inAnyNamespace().withLabel(LabelKeys.VOLUME_ID, volume).list().getItems();
+    }
+  }
+
+  private String volumeStatus(String volume) throws Exception {
+    return send("GET", "/api/v1/volumes/" + volume, null, admin, Map.of()).body().path("status").asText();
+  }
+
+  private static void signal(long pid, String signal) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+    assertThat(kill.waitFor()).as("kill -" + signal + " " + pid).isZero();
+  }
+
+  /**
+   * PostgreSQL stops and starts again (5 s down) while sessions are being placed, and again as the metering sweep
+   * fires at the top of a minute. Requests meanwhile wait for a connection or answer 503 database_unavailable; every
+   * accepted session ends up running; the sweep's retried activities charge each minute once.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
+  @org.junit.jupiter.api.DisplayName("4 PostgreSQL restarted during placement and during metering")
+  void postgresRestartedDuringPlacementAndMetering(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String metered = startSession("fault-4-metered");
+    ExecutorService creates = Executors.newFixedThreadPool(3);
+    List<Future<Answer>> placing = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int n = i;
+      placing.add(creates.submit(() -> requestSession("fault-4-placed-" + n, "fractional", demo)));
+    }
+    runtime.restartPostgres(Duration.ofSeconds(5));
+    List<String> placed = new ArrayList<>();
+    Map<Integer, Long> statuses = new TreeMap<>();
+    for (Future<Answer> answer : placing) {
+      Answer a = answer.get();
+      statuses.merge(a.status(), 1L, Long::sum);
+      assertThat(a.status()).as(a.body().toString()).isIn(202, 409, 503);
+      if (a.status() == 202) {
+        placed.add(a.body().at("/session/id").asText());
+      } else {
+        assertThat(a.contentType()).startsWith("application/problem+json");
+      }
+    }
+    creates.shutdown();
+    // While the database is down a second time, at the top of the minute: the metering sweep is firing.
+    Instant nextMinute = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plusSeconds(60);
+    Thread.sleep(Math.max(0, Duration.between(Instant.now(), nextMinute).toMillis()));
+    runtime.restartPostgres(Duration.ofSeconds(5));
+    Instant restarted = Instant.now();
+    for (String id : placed) {
+      assertThat(awaitState(id, List.of("running", "failed"), Duration.ofMinutes(3))).as(id).isEqualTo("running");
+    }
+    assertThat(awaitState(metered, List.of("running"), Duration.ofSeconds(30))).isEqualTo("running");
+    // The sweep after the restart books the minutes the interrupted one did not, once each.
+    Thread.sleep(Math.max(0, Duration.between(Instant.now(), restarted.plusSeconds(70)).toMillis()));
+    note = "creates answered " + statuses + "; " + placed.size() + " placed and running";
+    endScenario(info, started, restarted);
+    for (String id : placed) {
+      terminate(id);
+    }
+    terminate(metered);
+  }
+
+  /**
+   * The cluster's apiserver answers a session's writes with 500, 503 and 429, and times out after applying one (504
+   * Timeout, the write kept); its reads with 503, 500 and 410 Gone while the worker reports (scenario 7: the worker
+   * watches nothing, it lists every interval, so a 410 costs one report). Retries with deterministic names and
+   * server-side apply make the repeated writes land once: the session runs with one pod, Service and Ingress, and a
+   * failed list is not taken for an empty one.
+   */
+  @Test
+  @org.junit.jupiter.api.DisplayName("6 the apiserver answering 500, 503, 429 and timing out after a write")
+  void theApiserverFailingAndTimingOutAfterAWrite(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    io.gshare.sim.ApiFaults faults = runtime.clusters().get(0).simulator().apiFaults();
+    String sessions = "/api/v1/namespaces/" + KubeNames.SESSIONS_NAMESPACE + "/";
+    faults.inject(List.of(
+        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.INTERNAL_ERROR),
+        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.UNAVAILABLE),
+        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.TOO_MANY_REQUESTS),
+        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.TIMEOUT_AFTER_WRITE),
+        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.TIMEOUT_AFTER_WRITE),
+        new io.gshare.sim.ApiFaults.Fault("GET", sessions + "pods", io.gshare.sim.ApiFaults.Kind.UNAVAILABLE),
+        new io.gshare.sim.ApiFaults.Fault("GET", sessions + "pods", io.gshare.sim.ApiFaults.Kind.INTERNAL_ERROR),
+        new io.gshare.sim.ApiFaults.Fault("GET", sessions + "pods", io.gshare.sim.ApiFaults.Kind.GONE)));
+    String session;
+    try {
+      session = createSession("fault-6", "fractional", demo);
+      assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
+      Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
+      while (!faults.pending().isEmpty() && Instant.now().isBefore(deadline)) {
+        Thread.sleep(500);
+      }
+      assertThat(faults.pending()).as("faults no request met").isEmpty();
+    } finally {
+      faults.clear();
+    }
+    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+      assertThat(kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.SESSION_ID, session)
+          .list().getItems()).hasSize(1);
+    }
+    Thread.sleep(5_000);
+    assertThat(send("GET", "/api/v1/sessions/" + session, null, demo, Map.of()).body().at("/session/state").asText())
+        .as("a failed list is not an empty one").isEqualTo("running");
+    note = faults.answered().size() + " apiserver faults answered; the session ran with one pod";
+    endScenario(info, started, Instant.now());
     terminate(session);
   }
 
@@ -633,7 +1152,8 @@ class FaultSuiteIT {
     headers.forEach(request::header);
     HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     JsonNode json = response.body().isBlank() ? JSON.nullNode() : JSON.readTree(response.body());
-    return new Answer(response.statusCode(), json, response.headers().firstValue("Content-Type").orElse(""));
+    return new Answer(response.statusCode(), json, response.headers().firstValue("Content-Type").orElse(""),
+        response.headers().firstValue("Retry-After").orElse(null));
   }
 
   @FunctionalInterface
