@@ -8,6 +8,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.core.error.ProblemCode;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -133,6 +134,13 @@ class OpenApiDocumentIT extends ApiIntegrationTest {
       }));
     });
     assertThat(doc.at("/paths/~1api~1v1~1credits~1grants/post/responses").has("201")).isTrue();
+    // A session command answers 200 once carried out, 202 while its cluster has not carried it out yet.
+    for (String command : List.of("/paths/~1api~1v1~1sessions~1{id}~1pause/post", "/paths/~1api~1v1~1sessions~1{id}/delete")) {
+      assertThat(doc.at(command + "/responses").has("200")).as(command).isTrue();
+      assertThat(doc.at(command + "/responses").has("202")).as(command).isTrue();
+      assertThat(doc.at(command + "/responses/202").findValuesAsText("$ref")).as(doc.at(command).toString())
+          .containsExactly("#/components/schemas/SessionDetail");
+    }
     assertThat(doc.at("/paths/~1auth~1logout/post/responses").has("204")).isTrue();
     assertThat(doc.at("/paths/~1auth~1logout/post/responses").has("200")).isFalse();
   }

@@ -29,11 +29,19 @@ class ContainerErrorController implements ErrorController {
   @RequestMapping("${server.error.path:${error.path:/error}}")
   ResponseEntity<ProblemDetail> error(HttpServletRequest request) {
     int status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE) instanceof Integer code ? code : 500;
+    Throwable failure = (Throwable) request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+    if (ProblemDetailsAdvice.isDatabaseUnavailable(failure)) {
+      // The token's holder is read from PostgreSQL in the security filters, before any controller.
+      log.warn("database unavailable before a handler: {}", failure.toString());
+      return ResponseEntity.status(ProblemCode.DATABASE_UNAVAILABLE.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+          .body(ProblemDetailsAdvice.body(ProblemCode.DATABASE_UNAVAILABLE, ProblemDetailsAdvice.DATABASE_UNAVAILABLE,
+              Map.of()));
+    }
     ProblemCode problem = ProblemDetailsAdvice.forStatus(status);
     String detail;
     if (status >= 500) {
       log.error("request to {} failed before reaching a handler", request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI),
-          (Throwable) request.getAttribute(RequestDispatcher.ERROR_EXCEPTION));
+          failure);
       detail = "an internal error occurred";
     } else {
       detail = status == 400 ? "the request is malformed (its path, query or headers)" : problem.title();

@@ -20,6 +20,7 @@ import io.gshare.core.volume.VolumeSyncs;
 import io.gshare.contract.internal.VolumeSync.VolumeState;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -44,6 +45,7 @@ class InternalReportService {
   private final ClusterRepository clusters;
 
   private final io.micrometer.core.instrument.MeterRegistry meters;
+  private final SkewLog skewLog = new SkewLog();
   private final io.gshare.api.node.XidResponder xids;
 
   InternalReportService(InventoryWriter nodes, SessionReports sessions, VolumeRepository volumes, Access access,
@@ -127,7 +129,12 @@ class InternalReportService {
   }
 
   @Transactional
-  public UsageAnswer usage(Caller.Operator caller, UsageReport report) {
+  public UsageAnswer usage(Caller.Operator caller, UsageReport received) {
+    ClockSkew skew = ClockSkew.of(received, Instant.now());
+    if (skew.skewed()) {
+      skewLog.warn(caller.clusterId(), skew.workerAhead());
+    }
+    UsageReport report = skew.corrected(received);
     Map<String, String> clusterOf = sessions.clustersOf(report.samples().stream()
         .map(UsageReport.Sample::sessionId).collect(Collectors.toSet()));
     report.samples().forEach(s -> access.requireSameCluster(caller, "session", s.sessionId(), clusterOf.get(s.sessionId())));
@@ -152,5 +159,23 @@ class InternalReportService {
     sync.volumes().forEach(v -> access.requireSameCluster(caller, "volume", v.volumeId(),
         inScope.contains(v.volumeId()) ? caller.clusterId() : null));
     return volumeSyncs.apply(caller.clusterId(), sync);
+  }
+
+  /** One warning per cluster every ten minutes, not one per report. */
+  private static final class SkewLog {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClockSkew.class);
+    private static final java.time.Duration EVERY = java.time.Duration.ofMinutes(10);
+    private final Map<String, Instant> lastWarned = new java.util.concurrent.ConcurrentHashMap<>();
+
+    void warn(String clusterId, java.time.Duration ahead) {
+      Instant now = Instant.now();
+      Instant last = lastWarned.get(clusterId);
+      if (last == null || last.plus(EVERY).isBefore(now)) {
+        lastWarned.put(clusterId, now);
+        log.warn("the clock of cluster {}'s worker is {} s {} the control plane's: its usage samples are moved onto the"
+            + " control plane's clock; synchronise the nodes' time (NTP)", clusterId, Math.abs(ahead.toSeconds()),
+            ahead.isNegative() ? "behind" : "ahead of");
+      }
+    }
   }
 }

@@ -24,6 +24,7 @@ import jakarta.validation.constraints.Size;
 import java.math.BigDecimal;
 import java.util.List;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -113,9 +114,9 @@ class SessionController {
   @RateLimited(RateLimit.USER_COMMANDS)
   @Operation(summary = "Pause: lossless (checkpoint) on nodes with CRIU and cuda-checkpoint ready, else cold; billing closes, GPUs are released")
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.TEMPORAL_UNAVAILABLE})
-  SessionDetail pause(Caller.User caller, @PathVariable String id) {
-    service.command(caller, id, SessionCommand.PAUSE);
-    return detail(caller, id);
+  @CommandAnswers
+  ResponseEntity<SessionDetail> pause(Caller.User caller, @PathVariable String id) {
+    return answer(service.command(caller, id, SessionCommand.PAUSE), caller, id);
   }
 
   @PostMapping("/api/v1/sessions/{id}/resume")
@@ -124,18 +125,18 @@ class SessionController {
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.INSUFFICIENT_CAPACITY, ProblemCode.INSUFFICIENT_CREDITS,
       ProblemCode.OPERATION_IN_PROGRESS, ProblemCode.QUOTA_EXCEEDED, ProblemCode.TEMPORAL_UNAVAILABLE,
       ProblemCode.UNSERVICEABLE})
-  SessionDetail resume(Caller.User caller, @PathVariable String id) {
-    service.command(caller, id, SessionCommand.RESUME);
-    return detail(caller, id);
+  @CommandAnswers
+  ResponseEntity<SessionDetail> resume(Caller.User caller, @PathVariable String id) {
+    return answer(service.command(caller, id, SessionCommand.RESUME), caller, id);
   }
 
   @DeleteMapping("/api/v1/sessions/{id}")
   @RateLimited(RateLimit.USER_COMMANDS)
   @Operation(summary = "End a session: its objects deleted, billing settled, GPUs released; history kept")
   @ProblemResponses({ProblemCode.CONFLICT, ProblemCode.TEMPORAL_UNAVAILABLE})
-  SessionDetail terminate(Caller.User caller, @PathVariable String id) {
-    service.command(caller, id, SessionCommand.TERMINATE);
-    return detail(caller, id);
+  @CommandAnswers
+  ResponseEntity<SessionDetail> terminate(Caller.User caller, @PathVariable String id) {
+    return answer(service.command(caller, id, SessionCommand.TERMINATE), caller, id);
   }
 
   private SessionDetail detail(Caller.User caller, String id) {
@@ -162,4 +163,19 @@ class SessionController {
     }
     return new SessionDetail(session, gpus, cost, warning, operation);
   }
+
+  /** 200 once carried out; 202 while a command accepted by the workflow still runs (the detail shows it moving). */
+  private ResponseEntity<SessionDetail> answer(boolean carriedOut, Caller.User caller, String id) {
+    return ResponseEntity.status(carriedOut ? HttpStatus.OK : HttpStatus.ACCEPTED).body(detail(caller, id));
+  }
+
+  /** The successes of pause, resume and end, for the OpenAPI document. */
+  @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+  @java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)
+  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "200", description = "carried out: the session as it is now",
+      useReturnTypeSchema = true)
+  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "202", description = "accepted and still being"
+      + " carried out after 20 s (its cluster slow or cut off): the session as it is; follow its state",
+      useReturnTypeSchema = true)
+  @interface CommandAnswers {}
 }

@@ -231,19 +231,40 @@ public class SessionService {
     WorkflowClient.start(workflow::run, start);
   }
 
-  /** Sends a command to the session's workflow and maps what it met to the API's answers. */
-  public SessionView command(Caller.User caller, String sessionId, SessionCommand command) {
+  /**
+   * How long a command's request waits for the workflow to carry it out. A pause or an end takes seconds; one whose
+   * cluster does not answer (its worker cut off) is accepted, stays queued in the workflow, and the request answers
+   * 202 with the session as it is rather than hang until the cluster is back.
+   */
+  static final Duration COMMAND_WAIT = Duration.ofSeconds(20);
+
+  /**
+   * Sends a command to the session's workflow and maps what it met to the API's answers: true when it was carried out,
+   * false when it was accepted and is still being carried out after {@link #COMMAND_WAIT}. A refusal (ended, busy)
+   * comes at once, from the workflow's validator.
+   */
+  public boolean command(Caller.User caller, String sessionId, SessionCommand command) {
     String owner = sessions.findById(sessionId).map(SessionRepository.Session::userId)
         .orElseThrow(() -> GshareException.notFound("session", sessionId));
     access.requireOwnerOrAdmin(caller, "session", sessionId, owner);
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(sessionId));
+    io.temporal.client.UpdateOptions<SessionView> accepted = io.temporal.client.UpdateOptions.<SessionView>newBuilder()
+        .setWaitForStage(io.temporal.client.WorkflowUpdateStage.ACCEPTED).build();
     SessionView view;
     try {
-      view = switch (command) {
-        case PAUSE -> workflow.pause();
-        case RESUME -> workflow.resume();
-        case TERMINATE -> workflow.terminate();
+      io.temporal.client.WorkflowUpdateHandle<SessionView> handle = switch (command) {
+        case PAUSE -> WorkflowClient.startUpdate(workflow::pause, accepted);
+        case RESUME -> WorkflowClient.startUpdate(workflow::resume, accepted);
+        case TERMINATE -> WorkflowClient.startUpdate(workflow::terminate, accepted);
       };
+      view = handle.getResultAsync().get(COMMAND_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException stillRunning) {
+      return false;
+    } catch (java.util.concurrent.ExecutionException failed) {
+      throw failed.getCause() instanceof RuntimeException e ? e : new IllegalStateException(failed.getCause());
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the session's " + command.wireName(), interrupted);
     } catch (WorkflowNotFoundException | WorkflowUpdateException e) {
       if (e.getCause() instanceof io.temporal.failure.ApplicationFailure refused
           && io.gshare.workflows.session.SessionTexts.isBusy(refused.getOriginalMessage())) {
@@ -252,7 +273,7 @@ public class SessionService {
       }
       String state = sessions.stateOf(sessionId).orElseThrow();
       if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
-        return new SessionView(sessionId, SessionState.fromWire(state), null, null, null, null, null, null, null);
+        return true;
       }
       throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command.wireName(),
           Map.of("state", state));
@@ -262,6 +283,6 @@ public class SessionService {
           .findFirst().orElse(ProblemCode.CONFLICT);
       throw new GshareException(code, view.lastError(), Map.of("state", view.state().wireName()));
     }
-    return view;
+    return true;
   }
 }

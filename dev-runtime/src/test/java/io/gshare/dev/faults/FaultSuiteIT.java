@@ -421,9 +421,9 @@ class FaultSuiteIT {
 
   /**
    * The cluster-worker frozen (SIGSTOP) for two minutes and thawed: a partition as the control plane sees it, since it
-   * neither polls Temporal nor heartbeats nor reports. A session created and a pause sent meanwhile are accepted and
-   * wait in Temporal's queue; once the worker is back they are carried out (or end in words), and nothing is left
-   * half-done.
+   * neither polls Temporal nor heartbeats nor reports. A session created and a pause sent meanwhile are accepted (the
+   * pause answers 202 after its 20 s wait) and wait in Temporal's queue; once the worker is back they are carried out,
+   * and nothing is left half-done.
    */
   @Test
   @org.junit.jupiter.api.Tag("slow-fault")
@@ -447,7 +447,9 @@ class FaultSuiteIT {
       signal(worker, "CONT");
     }
     Instant thawed = Instant.now();
+    // Accepted, not carried out: the request answered after its 20 s wait instead of hanging until the thaw.
     assertThat(paused.status()).as(paused.body().toString()).isEqualTo(202);
+    assertThat(paused.body().at("/session/state").asText()).isIn("running", "pausing");
     String createdState = awaitState(created, List.of("running", "failed"), Duration.ofMinutes(3));
     String pausedState = awaitState(running, List.of("paused"), Duration.ofMinutes(3));
     assertThat(createdState).isEqualTo("running");
@@ -497,6 +499,46 @@ class FaultSuiteIT {
     endScenario(info, started, Instant.now());
   }
 
+  /**
+   * A worker whose clock is 5 minutes ahead, then 5 minutes behind: the usage samples it stamps are moved onto the
+   * control plane's clock, so none lies in the future (where the idle reaper never reads) or minutes in the past
+   * (where it would pause a session early). Tokens are minted and checked by the api alone, and billing windows are
+   * the api's own clock, so the skew reaches nothing else.
+   */
+  @Test
+  @org.junit.jupiter.api.DisplayName("13 clock skew of plus and minus 5 minutes between the api and a worker")
+  void clockSkewOfFiveMinutesBetweenTheApiAndAWorker(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String session = startSession("fault-13");
+    String operator = operatorToken();
+    List<String> written = new ArrayList<>();
+    for (Duration ahead : List.of(Duration.ofMinutes(5), Duration.ofMinutes(-5))) {
+      Instant workerNow = Instant.now().plus(ahead);
+      Answer report = send("POST", "/internal/v1/usage", "{\"samples\":[{\"session_id\":\"" + session
+          + "\",\"gpu_util_percent\":42.5,\"sampled_at\":\"" + workerNow + "\",\"last_kernel_at\":\""
+          + workerNow.minusSeconds(30) + "\",\"source\":\"hami\"}]}", operator, Map.of());
+      Instant receivedAt = Instant.now();
+      assertThat(report.status()).as(report.body().toString()).isEqualTo(200);
+      try (java.sql.Connection db = java.sql.DriverManager.getConnection(runtime.dbUrl());
+          java.sql.PreparedStatement query = db.prepareStatement("select sampled_at, last_kernel_at from session_usage"
+              + " where session_id = ? and gpu_util_percent = 42.5 order by id desc limit 1")) {
+        query.setString(1, session);
+        try (java.sql.ResultSet row = query.executeQuery()) {
+          assertThat(row.next()).isTrue();
+          Instant sampled = row.getTimestamp(1).toInstant();
+          Instant kernel = row.getTimestamp(2).toInstant();
+          assertThat(Duration.between(sampled, receivedAt).abs()).as("a worker " + ahead + " ahead: stored " + sampled)
+              .isLessThan(Duration.ofSeconds(10));
+          assertThat(Duration.between(kernel, sampled)).isEqualTo(Duration.ofSeconds(30));
+          written.add(ahead.toMinutes() + " min -> " + Duration.between(receivedAt, sampled).toMillis() + " ms");
+        }
+      }
+    }
+    note = "samples stamped " + String.join(", ", written) + " from the api's clock";
+    endScenario(info, started, Instant.now());
+    terminate(session);
+  }
+
   private Instant workerLastSeen(String cluster) throws Exception {
     try (java.sql.Connection db = java.sql.DriverManager.getConnection(runtime.dbUrl());
         java.sql.PreparedStatement query = db.prepareStatement("select worker_last_seen_at from clusters where id = ?")) {
@@ -521,7 +563,8 @@ class FaultSuiteIT {
     Instant started = Instant.now();
     String cluster = runtime.clusters().get(0).id();
     Answer pool = send("POST", "/api/v1/storage/pools", "{\"name\":\"fault-17\",\"cluster_id\":\"" + cluster
-        + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\",\"capacity_source\":\"csi\"}", admin, Map.of());
+        + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\",\"capacity_source\":\"manual\","
+        + "\"manual_capacity_gb\":100}", admin, Map.of());
     assertThat(pool.status()).as(pool.body().toString()).isEqualTo(201);
     String held = volumeWithClaim("fault-17-held", pool.body().path("id").asText());
     String raced = volumeWithClaim("fault-17-raced", pool.body().path("id").asText());
@@ -550,7 +593,8 @@ class FaultSuiteIT {
     }
     assertThat(deleting).as("the reclaim deletes the held claim").isTrue();
     Thread.sleep(10_000);
-    assertThat(volumeStatus(held)).isEqualTo("deleting");
+    // Past its grace (deleted: no longer restorable), not reclaimed while its claim exists.
+    assertThat(volumeStatus(held)).isEqualTo("deleted");
     try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
       var claim = claims(held).get(0);
       kube.persistentVolumeClaims().inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
@@ -566,7 +610,7 @@ class FaultSuiteIT {
 
     if (restore.status() == 200) {
       Thread.sleep(5_000);
-      assertThat(volumeStatus(raced)).isNotIn("deleting", "reclaimed");
+      assertThat(volumeStatus(raced)).isNotIn("deleting", "deleted", "reclaimed");
       assertThat(claims(raced)).hasSize(1).allMatch(c -> c.getMetadata().getDeletionTimestamp() == null);
       send("DELETE", "/api/v1/volumes/" + raced, null, demo, Map.of());
     } else {
