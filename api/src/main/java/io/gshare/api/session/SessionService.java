@@ -261,22 +261,16 @@ public class SessionService {
     } catch (java.util.concurrent.TimeoutException stillRunning) {
       return false;
     } catch (java.util.concurrent.ExecutionException failed) {
+      // Accepted, then failed: the workflow ended under the command (the session ended meanwhile).
+      if (failed.getCause() instanceof WorkflowNotFoundException || failed.getCause() instanceof WorkflowUpdateException) {
+        return refused((io.temporal.client.WorkflowException) failed.getCause(), sessionId, command);
+      }
       throw failed.getCause() instanceof RuntimeException e ? e : new IllegalStateException(failed.getCause());
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the session's " + command.wireName(), interrupted);
     } catch (WorkflowNotFoundException | WorkflowUpdateException e) {
-      if (e.getCause() instanceof io.temporal.failure.ApplicationFailure refused
-          && io.gshare.workflows.session.SessionTexts.isBusy(refused.getOriginalMessage())) {
-        throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, refused.getOriginalMessage(),
-            Map.of("operation_id", WorkflowIds.session(sessionId)));
-      }
-      String state = sessions.stateOf(sessionId).orElseThrow();
-      if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
-        return true;
-      }
-      throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command.wireName(),
-          Map.of("state", state));
+      return refused(e, sessionId, command);
     }
     if (view.lastErrorType() != null) {
       ProblemCode code = java.util.Arrays.stream(ProblemCode.values()).filter(c -> c.code().equals(view.lastErrorType()))
@@ -284,5 +278,23 @@ public class SessionService {
       throw new GshareException(code, view.lastError(), Map.of("state", view.state().wireName()));
     }
     return true;
+  }
+
+  /**
+   * What a command the workflow refused (its validator: busy, ended) or could not take (the workflow is gone) answers:
+   * 409 in words; ending an ended session is done already.
+   */
+  private boolean refused(io.temporal.client.WorkflowException e, String sessionId, SessionCommand command) {
+    if (e.getCause() instanceof io.temporal.failure.ApplicationFailure refused
+        && io.gshare.workflows.session.SessionTexts.isBusy(refused.getOriginalMessage())) {
+      throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, refused.getOriginalMessage(),
+          Map.of("operation_id", WorkflowIds.session(sessionId)));
+    }
+    String state = sessions.stateOf(sessionId).orElseThrow();
+    if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
+      return true;
+    }
+    throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command.wireName(),
+        Map.of("state", state));
   }
 }
