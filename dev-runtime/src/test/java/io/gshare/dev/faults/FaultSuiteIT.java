@@ -248,6 +248,7 @@ class FaultSuiteIT {
    * not counted against it.
    */
   @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
   @org.junit.jupiter.api.DisplayName("20 a flood of reports from one worker and of creates from one user")
   void aFloodOfReportsAndOfCreates(TestInfo info) throws Exception {
     Instant started = Instant.now();
@@ -346,7 +347,7 @@ class FaultSuiteIT {
     List<String> arguments = new ArrayList<>(List.of(st.toAbsolutePath().toString(), "run", document.toString(),
         "--url", runtime.apiUrl(), "-H", "Authorization: Bearer " + token, "--mode", "negative",
         "--checks", "not_a_server_error,status_code_conformance,content_type_conformance",
-        "--phases", "examples,coverage,fuzzing", "--max-examples", "5", "--workers", "2", "--max-time", "90",
+        "--phases", "examples,coverage,fuzzing", "--max-examples", "5", "--workers", "2", "--max-time", "45",
         "--generation-deterministic", "--suppress-health-check", "all", "--include-path-regex", paths,
         "--exclude-path-regex", "^/internal/connect/", "--report", "junit,har", "--report-dir", dir.resolve(name).toString()));
     // Commands that take no body and no query (DELETE, pause, rotate-token, ...) have nothing to malform: the fuzzer
