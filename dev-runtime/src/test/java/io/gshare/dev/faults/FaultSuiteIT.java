@@ -958,6 +958,47 @@ class FaultSuiteIT {
     }
   }
 
+  /**
+   * The api SIGKILLed right after an operator-token rotation starts, and again as a deleted volume's grace ends and
+   * its reclaim begins. Both are workflows: each goes on with the restarted api, the worker ends up on the new token,
+   * the volume reclaimed and its claim gone.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
+  @org.junit.jupiter.api.DisplayName("3 the api killed mid-rotation and mid-reclaim")
+  void theApiKilledMidRotationAndMidReclaim(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String cluster = runtime.clusters().get(0).id();
+    Answer pool = send("POST", "/api/v1/storage/pools", "{\"name\":\"fault-3-pool\",\"cluster_id\":\"" + cluster
+        + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\",\"capacity_source\":\"manual\","
+        + "\"manual_capacity_gb\":100}", admin, Map.of());
+    assertThat(pool.status()).as(pool.body().toString()).isEqualTo(201);
+    String volume = volumeWithClaim("fault-3-volume", pool.body().path("id").asText());
+    Answer deleted = send("DELETE", "/api/v1/volumes/" + volume, null, demo, Map.of());
+    assertThat(deleted.status()).isEqualTo(202);
+    Instant reclaimAfter = Instant.parse(deleted.body().path("reclaim_after").asText());
+
+    Answer rotation = send("POST", "/api/v1/clusters/" + cluster + "/rotate-token", null, admin, Map.of());
+    assertThat(rotation.status()).as(rotation.body().toString()).isEqualTo(202);
+    runtime.killApi();
+    runtime.awaitApiRestarted(Duration.ofMinutes(4));
+    Thread.sleep(Math.max(0, Duration.between(Instant.now(), reclaimAfter.plusMillis(500)).toMillis()));
+    runtime.killApi();
+    Instant killed = Instant.now();
+    runtime.awaitApiRestarted(Duration.ofMinutes(4));
+
+    assertThat(awaitOperation(rotation.body().at("/operation/id").asText(), Duration.ofMinutes(3)))
+        .as("the rotation after two api restarts").isEqualTo("completed");
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(3));
+    while (!"reclaimed".equals(volumeStatus(volume)) && Instant.now().isBefore(deadline)) {
+      Thread.sleep(1_000);
+    }
+    assertThat(volumeStatus(volume)).isEqualTo("reclaimed");
+    assertThat(claims(volume)).isEmpty();
+    note = "the rotation completed and the volume was reclaimed across two api restarts";
+    endScenario(info, started, killed);
+  }
+
   @Test
   @org.junit.jupiter.api.DisplayName("5 the Temporal server restarted, its database kept, while sessions run and start")
   void theTemporalServerRestartedWithItsDatabaseKept(TestInfo info) throws Exception {
