@@ -9,7 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.servlet.error.ErrorController;
 import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -27,15 +26,12 @@ class ContainerErrorController implements ErrorController {
   private static final Logger log = LoggerFactory.getLogger(ContainerErrorController.class);
 
   @RequestMapping("${server.error.path:${error.path:/error}}")
-  ResponseEntity<ProblemDetail> error(HttpServletRequest request) {
+  ResponseEntity<Object> error(HttpServletRequest request) {
     int status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE) instanceof Integer code ? code : 500;
     Throwable failure = (Throwable) request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
     if (ProblemDetailsAdvice.isDatabaseUnavailable(failure)) {
       // The token's holder is read from PostgreSQL in the security filters, before any controller.
-      log.warn("database unavailable before a handler: {}", failure.toString());
-      return ResponseEntity.status(ProblemCode.DATABASE_UNAVAILABLE.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-          .body(ProblemDetailsAdvice.body(ProblemCode.DATABASE_UNAVAILABLE, ProblemDetailsAdvice.DATABASE_UNAVAILABLE,
-              Map.of()));
+      return ProblemDetailsAdvice.databaseUnavailable(failure);
     }
     ProblemCode problem = ProblemDetailsAdvice.forStatus(status);
     String detail;

@@ -52,8 +52,8 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
   /** PostgreSQL's unique_violation; its other integrity and data states (23514, 23502, 22001, ...) are 422. */
   private static final String UNIQUE_VIOLATION = "23505";
-  /** What 503 database_unavailable says, here and from the error dispatch. */
-  static final String DATABASE_UNAVAILABLE = "the database (PostgreSQL) did not answer; retry shortly";
+  /** What 503 database_unavailable says. */
+  private static final String DATABASE_UNAVAILABLE = "the database (PostgreSQL) did not answer; retry shortly";
 
   private final AuditLog audit;
 
@@ -170,13 +170,13 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
    */
   @ExceptionHandler({DataAccessResourceFailureException.class, TransientDataAccessResourceException.class,
       CannotCreateTransactionException.class})
-  ResponseEntity<Object> databaseUnavailable(Exception e) {
+  static ResponseEntity<Object> databaseUnavailable(Throwable e) {
     log.warn("database unavailable: {}", NestedExceptionUtils.getMostSpecificCause(e).getMessage());
     return problem(ProblemCode.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE, Map.of());
   }
 
   /** Whether {@code e}, or what caused it, is PostgreSQL being unreachable (the security filters meet it first). */
-  public static boolean isDatabaseUnavailable(Throwable e) {
+  static boolean isDatabaseUnavailable(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessResourceException
           || t instanceof CannotCreateTransactionException) {

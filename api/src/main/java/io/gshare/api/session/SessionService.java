@@ -27,12 +27,19 @@ import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowUpdateException;
+import io.temporal.client.WorkflowUpdateHandle;
+import io.temporal.client.WorkflowUpdateStage;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -248,22 +255,23 @@ public class SessionService {
         .orElseThrow(() -> GshareException.notFound("session", sessionId));
     access.requireOwnerOrAdmin(caller, "session", sessionId, owner);
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(sessionId));
-    io.temporal.client.UpdateOptions<SessionView> accepted = io.temporal.client.UpdateOptions.<SessionView>newBuilder()
-        .setWaitForStage(io.temporal.client.WorkflowUpdateStage.ACCEPTED).build();
+    UpdateOptions<SessionView> accepted = UpdateOptions.<SessionView>newBuilder()
+        .setWaitForStage(WorkflowUpdateStage.ACCEPTED).build();
     SessionView view;
     try {
-      io.temporal.client.WorkflowUpdateHandle<SessionView> handle = switch (command) {
+      WorkflowUpdateHandle<SessionView> handle = switch (command) {
         case PAUSE -> WorkflowClient.startUpdate(workflow::pause, accepted);
         case RESUME -> WorkflowClient.startUpdate(workflow::resume, accepted);
         case TERMINATE -> WorkflowClient.startUpdate(workflow::terminate, accepted);
       };
-      view = handle.getResultAsync().get(COMMAND_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException stillRunning) {
+      view = handle.getResultAsync().get(COMMAND_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException stillRunning) {
       return false;
-    } catch (java.util.concurrent.ExecutionException failed) {
-      // Accepted, then failed: the workflow ended under the command (the session ended meanwhile).
+    } catch (ExecutionException failed) {
+      // The validator's refusal (busy, ended) comes back through the handle too, as does a command the workflow
+      // could not finish (the session ended under it).
       if (failed.getCause() instanceof WorkflowNotFoundException || failed.getCause() instanceof WorkflowUpdateException) {
-        return refused((io.temporal.client.WorkflowException) failed.getCause(), sessionId, command);
+        return refused((WorkflowException) failed.getCause(), sessionId, command);
       }
       throw failed.getCause() instanceof RuntimeException e ? e : new IllegalStateException(failed.getCause());
     } catch (InterruptedException interrupted) {
@@ -284,7 +292,7 @@ public class SessionService {
    * What a command the workflow refused (its validator: busy, ended) or could not take (the workflow is gone) answers:
    * 409 in words; ending an ended session is done already.
    */
-  private boolean refused(io.temporal.client.WorkflowException e, String sessionId, SessionCommand command) {
+  private boolean refused(WorkflowException e, String sessionId, SessionCommand command) {
     if (e.getCause() instanceof io.temporal.failure.ApplicationFailure refused
         && io.gshare.workflows.session.SessionTexts.isBusy(refused.getOriginalMessage())) {
       throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, refused.getOriginalMessage(),

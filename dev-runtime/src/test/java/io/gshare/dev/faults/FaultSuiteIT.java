@@ -1,6 +1,7 @@
 package io.gshare.dev.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -254,9 +255,19 @@ class FaultSuiteIT {
     Instant started = Instant.now();
     String operator = operatorToken();
     List<Long> userLatencies = Collections.synchronizedList(new ArrayList<>());
-    ExecutorService watcher = Executors.newSingleThreadExecutor();
+    // The other callers, beside the flood: a user reading, then another user's commands.
+    ExecutorService others = Executors.newFixedThreadPool(2);
+    try {
+      flood(info, started, operator, userLatencies, others);
+    } finally {
+      others.shutdownNow();
+    }
+  }
+
+  private void flood(TestInfo info, Instant started, String operator, List<Long> userLatencies, ExecutorService others)
+      throws Exception {
     java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
-    Future<List<Integer>> userAnswers = watcher.submit(() -> {
+    Future<List<Integer>> userAnswers = others.submit(() -> {
       List<Integer> statuses = new ArrayList<>();
       while (flooding.get()) {
         long t0 = System.nanoTime();
@@ -274,7 +285,6 @@ class FaultSuiteIT {
       flooding.set(false);
     }
     List<Integer> served = userAnswers.get();
-    watcher.shutdown();
     Map<Integer, Long> reportStatuses = byStatus(reports);
     assertThat(reportStatuses.keySet()).as("report statuses " + reportStatuses).isSubsetOf(200, 204, 429)
         .contains(429);
@@ -298,10 +308,10 @@ class FaultSuiteIT {
         .toString(), admin, Map.of());
     assertThat(limited.status()).as(limited.body().toString()).isEqualTo(200);
     List<Answer> creates;
-    List<Answer> others;
+    List<Answer> otherUsers;
     try {
       AtomicInteger n = new AtomicInteger();
-      Future<List<Answer>> otherUser = Executors.newSingleThreadExecutor().submit(() -> {
+      Future<List<Answer>> otherUser = others.submit(() -> {
         List<Answer> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
           answers.add(send("DELETE", "/api/v1/sessions/ses_missing" + i, null, admin, Map.of()));
@@ -309,7 +319,7 @@ class FaultSuiteIT {
         return answers;
       });
       creates = parallel(200, 16, i -> requestSession("fault-20-" + n.incrementAndGet(), "fractional", demo));
-      others = otherUser.get();
+      otherUsers = otherUser.get();
     } finally {
       Answer restored = send("PUT", "/api/v1/policies/default", input.toString(), admin, Map.of());
       assertThat(restored.status()).as(restored.body().toString()).isEqualTo(200);
@@ -322,7 +332,7 @@ class FaultSuiteIT {
     assertThat(creates).filteredOn(a -> a.status() == 202).hasSizeLessThanOrEqualTo(2);
     assertThat(creates).extracting(a -> a.body().path("code").asText()).contains("rate_limited", "quota_exceeded");
     // Another user's commands are not counted against the flooding user's limit.
-    assertThat(others).extracting(Answer::status).containsOnly(404);
+    assertThat(otherUsers).extracting(Answer::status).containsOnly(404);
     for (Answer created : creates) {
       if (created.status() == 202) {
         terminate(created.body().at("/session/id").asText());
@@ -489,11 +499,8 @@ class FaultSuiteIT {
     assertThat(rotation.status()).as(rotation.body().toString()).isEqualTo(202);
     String operation = rotation.body().at("/operation/id").asText();
     assertThat(awaitOperation(operation, Duration.ofMinutes(3))).as("rotation " + operation).isEqualTo("completed");
-    Instant deadline = Instant.now().plusSeconds(30);
-    while (!workerLastSeen(cluster).isAfter(lastSeen) && Instant.now().isBefore(deadline)) {
-      Thread.sleep(500);
-    }
-    assertThat(workerLastSeen(cluster)).as("reports taken again").isAfter(lastSeen);
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+        assertThat(workerLastSeen(cluster)).as("reports taken again").isAfter(lastSeen));
     assertThat(Files.readString(tokenFile).trim()).isNotEqualTo(expired);
     note = "refused 401 for " + Duration.between(expiredAt, Instant.now()).toSeconds()
         + " s; the rotation's token was read from the file without a restart";
@@ -562,21 +569,10 @@ class FaultSuiteIT {
   @org.junit.jupiter.api.DisplayName("17 a reclaim blocked by a finalizer; a volume restored at the last second of its grace")
   void aReclaimBlockedByAFinalizerAndARestoreAtTheLastSecond(TestInfo info) throws Exception {
     Instant started = Instant.now();
-    String cluster = runtime.clusters().get(0).id();
-    Answer pool = send("POST", "/api/v1/storage/pools", "{\"name\":\"fault-17\",\"cluster_id\":\"" + cluster
-        + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\",\"capacity_source\":\"manual\","
-        + "\"manual_capacity_gb\":100}", admin, Map.of());
-    assertThat(pool.status()).as(pool.body().toString()).isEqualTo(201);
-    String held = volumeWithClaim("fault-17-held", pool.body().path("id").asText());
-    String raced = volumeWithClaim("fault-17-raced", pool.body().path("id").asText());
-    String finalizer = "example.com/backup-hold";
-    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
-      var claim = kube.persistentVolumeClaims().inAnyNamespace().withLabel(LabelKeys.VOLUME_ID, held).list().getItems();
-      assertThat(claim).hasSize(1);
-      kube.persistentVolumeClaims().inNamespace(claim.get(0).getMetadata().getNamespace())
-          .withName(claim.get(0).getMetadata().getName())
-          .edit(c -> { c.getMetadata().getFinalizers().add(finalizer); return c; });
-    }
+    String pool = manualPool("fault-17");
+    String held = volumeWithClaim("fault-17-held", pool);
+    String raced = volumeWithClaim("fault-17-raced", pool);
+    holdClaim(held, true);
     assertThat(send("DELETE", "/api/v1/volumes/" + held, null, demo, Map.of()).status()).isEqualTo(202);
     Answer deleted = send("DELETE", "/api/v1/volumes/" + raced, null, demo, Map.of());
     assertThat(deleted.status()).isEqualTo(202);
@@ -586,28 +582,15 @@ class FaultSuiteIT {
     assertThat(restore.status()).as(restore.body().toString()).isIn(200, 409);
 
     // The held claim is being deleted and waits on the finalizer; the volume is not reclaimed meanwhile.
-    Instant deadline = Instant.now().plusSeconds(60);
-    boolean deleting = false;
-    while (!deleting && Instant.now().isBefore(deadline)) {
-      deleting = claims(held).stream().anyMatch(c -> c.getMetadata().getDeletionTimestamp() != null);
-      Thread.sleep(500);
-    }
-    assertThat(deleting).as("the reclaim deletes the held claim").isTrue();
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+        assertThat(claims(held)).as("the reclaim deletes the held claim")
+            .anyMatch(c -> c.getMetadata().getDeletionTimestamp() != null));
     Thread.sleep(10_000);
     // Past its grace (deleted: no longer restorable), not reclaimed while its claim exists.
     assertThat(volumeStatus(held)).isEqualTo("deleted");
-    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
-      var claim = claims(held).get(0);
-      kube.persistentVolumeClaims().inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
-          .edit(c -> { c.getMetadata().getFinalizers().remove(finalizer); return c; });
-    }
+    holdClaim(held, false);
     Instant released = Instant.now();
-    deadline = Instant.now().plus(Duration.ofMinutes(4));
-    while (!"reclaimed".equals(volumeStatus(held)) && Instant.now().isBefore(deadline)) {
-      Thread.sleep(1_000);
-    }
-    assertThat(volumeStatus(held)).isEqualTo("reclaimed");
-    assertThat(claims(held)).isEmpty();
+    awaitReclaimed(held, Duration.ofMinutes(4));
 
     if (restore.status() == 200) {
       Thread.sleep(5_000);
@@ -615,12 +598,7 @@ class FaultSuiteIT {
       assertThat(claims(raced)).hasSize(1).allMatch(c -> c.getMetadata().getDeletionTimestamp() == null);
       send("DELETE", "/api/v1/volumes/" + raced, null, demo, Map.of());
     } else {
-      deadline = Instant.now().plus(Duration.ofMinutes(2));
-      while (!"reclaimed".equals(volumeStatus(raced)) && Instant.now().isBefore(deadline)) {
-        Thread.sleep(1_000);
-      }
-      assertThat(volumeStatus(raced)).isEqualTo("reclaimed");
-      assertThat(claims(raced)).isEmpty();
+      awaitReclaimed(raced, Duration.ofMinutes(2));
     }
     note = "the held reclaim finished " + Duration.between(released, Instant.now()).toSeconds()
         + " s after the finalizer went; the restore 1 s before the end was " + (restore.status() == 200
@@ -654,6 +632,40 @@ class FaultSuiteIT {
 
   private String volumeStatus(String volume) throws Exception {
     return send("GET", "/api/v1/volumes/" + volume, null, admin, Map.of()).body().path("status").asText();
+  }
+
+  /** A storage pool on the suite's cluster with a capacity set by hand (the CSI capacity needs a volume sync first). */
+  private String manualPool(String name) throws Exception {
+    Answer pool = send("POST", "/api/v1/storage/pools", "{\"name\":\"" + name + "\",\"cluster_id\":\""
+        + runtime.clusters().get(0).id() + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\","
+        + "\"capacity_source\":\"manual\",\"manual_capacity_gb\":100}", admin, Map.of());
+    assertThat(pool.status()).as(pool.body().toString()).isEqualTo(201);
+    return pool.body().path("id").asText();
+  }
+
+  /** Adds (or takes away) a finalizer of another controller on the volume's one claim, as a backup tool would. */
+  private void holdClaim(String volume, boolean held) {
+    String finalizer = "example.com/backup-hold";
+    var claim = claims(volume);
+    assertThat(claim).hasSize(1);
+    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+      kube.persistentVolumeClaims().inNamespace(claim.get(0).getMetadata().getNamespace())
+          .withName(claim.get(0).getMetadata().getName()).edit(c -> {
+            if (held) {
+              c.getMetadata().getFinalizers().add(finalizer);
+            } else {
+              c.getMetadata().getFinalizers().remove(finalizer);
+            }
+            return c;
+          });
+    }
+  }
+
+  /** The volume reclaimed within {@code within}, and its claims gone. */
+  private void awaitReclaimed(String volume, Duration within) {
+    await().atMost(within).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(volumeStatus(volume)).isEqualTo("reclaimed"));
+    assertThat(claims(volume)).isEmpty();
   }
 
   private static void signal(long pid, String signal) throws Exception {
@@ -737,11 +749,8 @@ class FaultSuiteIT {
     try {
       session = createSession("fault-6", "fractional", demo);
       assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
-      Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
-      while (!faults.pending().isEmpty() && Instant.now().isBefore(deadline)) {
-        Thread.sleep(500);
-      }
-      assertThat(faults.pending()).as("faults no request met").isEmpty();
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+          assertThat(faults.pending()).as("faults no request met").isEmpty());
     } finally {
       faults.clear();
     }
@@ -969,11 +978,7 @@ class FaultSuiteIT {
   void theApiKilledMidRotationAndMidReclaim(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String cluster = runtime.clusters().get(0).id();
-    Answer pool = send("POST", "/api/v1/storage/pools", "{\"name\":\"fault-3-pool\",\"cluster_id\":\"" + cluster
-        + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\",\"capacity_source\":\"manual\","
-        + "\"manual_capacity_gb\":100}", admin, Map.of());
-    assertThat(pool.status()).as(pool.body().toString()).isEqualTo(201);
-    String volume = volumeWithClaim("fault-3-volume", pool.body().path("id").asText());
+    String volume = volumeWithClaim("fault-3-volume", manualPool("fault-3-pool"));
     Answer deleted = send("DELETE", "/api/v1/volumes/" + volume, null, demo, Map.of());
     assertThat(deleted.status()).isEqualTo(202);
     Instant reclaimAfter = Instant.parse(deleted.body().path("reclaim_after").asText());
@@ -989,12 +994,7 @@ class FaultSuiteIT {
 
     assertThat(awaitOperation(rotation.body().at("/operation/id").asText(), Duration.ofMinutes(3)))
         .as("the rotation after two api restarts").isEqualTo("completed");
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(3));
-    while (!"reclaimed".equals(volumeStatus(volume)) && Instant.now().isBefore(deadline)) {
-      Thread.sleep(1_000);
-    }
-    assertThat(volumeStatus(volume)).isEqualTo("reclaimed");
-    assertThat(claims(volume)).isEmpty();
+    awaitReclaimed(volume, Duration.ofMinutes(3));
     note = "the rotation completed and the volume was reclaimed across two api restarts";
     endScenario(info, started, killed);
   }
