@@ -2,6 +2,8 @@ package io.gshare.clusterworker;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.activities.cluster.ClusterInventory;
 import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.InventoryReport;
@@ -36,10 +38,29 @@ final class InventoryReporter {
   /** One report. */
   void tick() throws Exception {
     ClusterInventory inventory = ClusterInventory.read(kubernetes);
-    controlPlane.post(InternalPaths.INVENTORY, report(clusterId, inventory));
+    controlPlane.post(InternalPaths.INVENTORY, report(clusterId, inventory, tokenSecretPresent()));
+  }
+
+  /**
+   * Whether the Secret the worker's token is mounted from still exists: the worker keeps the token it read, but
+   * its next pod could not start without the Secret. Null when it cannot tell (the read failed): only a
+   * definite "gone" has the control plane write a new one.
+   */
+  private Boolean tokenSecretPresent() {
+    try {
+      return kubernetes.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get() != null;
+    } catch (KubernetesClientException e) {
+      log.warn("cannot read the Secret {}/{} ({}); not reported", WorkerObjects.NAMESPACE, WorkerObjects.TOKEN_SECRET,
+          e.getMessage());
+      return null;
+    }
   }
 
   static InventoryReport report(String clusterId, ClusterInventory inventory) {
+    return report(clusterId, inventory, null);
+  }
+
+  static InventoryReport report(String clusterId, ClusterInventory inventory, Boolean tokenSecretPresent) {
     List<InventoryReport.NodeReport> nodes = new ArrayList<>();
     for (int i = 0; i < inventory.nodes().size(); i++) {
       NodeInfo node = inventory.nodes().get(i);
@@ -56,7 +77,7 @@ final class InventoryReporter {
       nodes.add(new InventoryReport.NodeReport(node.name(), node.ready(), node.schedulable(), node.gpuMode(), node.losslessPause(),
           relevantLabels(inventory.nodeObjects().get(i)), capacity(inventory.nodeObjects().get(i)), gpus));
     }
-    return new InventoryReport(clusterId, inventory.serverVersion(), nodes);
+    return new InventoryReport(clusterId, inventory.serverVersion(), nodes, tokenSecretPresent);
   }
 
   /** Allocatable GPU resources as HAMi advertises them, plus cpu and memory. */

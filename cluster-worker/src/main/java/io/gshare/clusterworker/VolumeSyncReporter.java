@@ -53,7 +53,8 @@ final class VolumeSyncReporter {
     Map<String, Long> used = usedBytes(kubernetes, claims);
     List<VolumeSync.VolumeState> volumes = claims.stream().map(c -> new VolumeSync.VolumeState(
         c.getMetadata().getLabels().get(LabelKeys.VOLUME_ID), c.getMetadata().getName(),
-        c.getStatus() == null ? null : c.getStatus().getPhase(),
+        c.getMetadata().getDeletionTimestamp() != null ? VolumeSync.VolumeState.TERMINATING
+            : c.getStatus() == null ? null : c.getStatus().getPhase(),
         bytes(c.getStatus() == null || c.getStatus().getCapacity() == null ? null : c.getStatus().getCapacity().get("storage")),
         used.get(c.getMetadata().getName()),
         bytes(c.getSpec().getResources() == null || c.getSpec().getResources().getRequests() == null ? null

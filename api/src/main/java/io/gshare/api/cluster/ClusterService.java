@@ -6,6 +6,7 @@ import io.gshare.core.cluster.Cluster;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
 import io.gshare.api.dev.DevProperties;
 import io.gshare.core.error.GshareException;
@@ -18,6 +19,7 @@ import io.gshare.workflows.cluster.ClusterAttachWorkflow;
 import io.gshare.workflows.cluster.ClusterDetachWorkflow;
 import io.gshare.workflows.cluster.ClusterRerouteRequest;
 import io.gshare.workflows.cluster.ClusterRerouteWorkflow;
+import io.gshare.workflows.cluster.ClusterStatus;
 import io.gshare.workflows.session.SessionReroute;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
@@ -28,9 +30,13 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
 /**
@@ -43,6 +49,13 @@ public class ClusterService {
   static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
   static final Pattern REGISTRY = Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*");
+
+  private static final Logger log = LoggerFactory.getLogger(ClusterService.class);
+
+  /** The statuses of a cluster whose worker runs with its Secret in place (not attaching, not leaving). */
+  private static final java.util.Set<io.gshare.workflows.cluster.ClusterStatus> TOKEN_RESTORABLE = EnumSet.of(
+      ClusterStatus.CONNECTED, ClusterStatus.DEGRADED,
+      ClusterStatus.UNREACHABLE);
 
   /** A started operation: where to follow it. */
   public record Started(Cluster cluster, String operationId) {}
@@ -247,6 +260,31 @@ public class ClusterService {
     TokenRotationWorkflow workflow = client.newWorkflowStub(TokenRotationWorkflow.class, options(workflowId, id));
     start(() -> WorkflowClient.start(workflow::rotate, rotation.request(id)), workflowId);
     return new Started(cluster, workflowId);
+  }
+
+  /**
+   * The worker reported its token Secret gone (deleted outside gShare): a fresh token is written into it, as a
+   * rotation of this one cluster ({@code token-rotation-<clusterId>}, followed like any other), unless one runs
+   * already. The worker keeps the token it read, but without the Secret its next restart could not mount one.
+   */
+  public void restoreTokenSecret(String id) {
+    Cluster cluster = clusters.findById(id).orElse(null);
+    if (cluster == null || !TOKEN_RESTORABLE.contains(ClusterStatus.fromWire(cluster.status()))) {
+      return; // attaching installs the Secret itself; detaching removes it on purpose
+    }
+    String workflowId = WorkflowIds.tokenRotation(id);
+    if (operations.running(workflowId)) {
+      return;
+    }
+    operations.started(workflowId, "token.rotation", id, null);
+    TokenRotationWorkflow workflow = client.newWorkflowStub(TokenRotationWorkflow.class, options(workflowId, id));
+    try {
+      WorkflowClient.start(workflow::rotate, rotation.request(id));
+      log.warn("cluster {}: its worker reports the Secret {} gone; writing a fresh token into it ({})", id,
+          WorkerObjects.TOKEN_SECRET, workflowId);
+    } catch (WorkflowExecutionAlreadyStarted running) {
+      // A rotation started meanwhile writes the Secret too.
+    }
   }
 
   private String startReroute(Caller.User caller, String id, SessionReroute change) {

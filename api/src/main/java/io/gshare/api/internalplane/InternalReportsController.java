@@ -5,6 +5,7 @@ import io.gshare.api.ratelimit.RateLimited;
 import io.gshare.api.error.ProblemResponses;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.core.node.InventoryWriter;
+import io.gshare.api.cluster.ClusterService;
 import io.gshare.api.security.Caller;
 import io.gshare.api.session.SessionSignals;
 import io.gshare.contract.internal.Accepted;
@@ -34,7 +35,11 @@ class InternalReportsController {
   private final SessionSignals sessions;
   private final io.gshare.api.node.XidResponder xids;
 
-  InternalReportsController(InternalReportService reports, SessionSignals sessions, io.gshare.api.node.XidResponder xids) {
+  private final ClusterService clusters;
+
+  InternalReportsController(InternalReportService reports, SessionSignals sessions, io.gshare.api.node.XidResponder xids,
+      ClusterService clusters) {
+    this.clusters = clusters;
     this.reports = reports;
     this.sessions = sessions;
     this.xids = xids;
@@ -47,6 +52,9 @@ class InternalReportsController {
     InventoryWriter.Applied applied = reports.inventory(caller, report);
     // After the commit: the cordon and the pauses act on rows the report wrote.
     xids.respondUnhealthy(caller, applied.gpusTurnedUnhealthy());
+    if (Boolean.FALSE.equals(report.tokenSecretPresent())) {
+      clusters.restoreTokenSecret(caller.clusterId());
+    }
     return applied;
   }
 

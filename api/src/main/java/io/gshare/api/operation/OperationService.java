@@ -79,6 +79,15 @@ public class OperationService {
     records.started(workflowId, kind, objectId, createdBy);
   }
 
+  /**
+   * Whether {@code workflowId} runs, by its record: running and started within the hour every operation's
+   * workflow is bounded by (a record left running by a crash between the two does not block for ever).
+   */
+  public boolean running(String workflowId) {
+    return records.findById(workflowId).filter(r -> "running".equals(r.status()) && r.startedAt() != null
+        && r.startedAt().isAfter(java.time.Instant.now().minus(java.time.Duration.ofHours(1)))).isPresent();
+  }
+
   public Operation get(Caller.User caller, String id) {
     OperationRepository.Row row = records.findById(id).orElseThrow(() -> GshareException.notFound("operation", id));
     access.requireOwnerOrAdmin(caller, "operation", id, row.createdBy());

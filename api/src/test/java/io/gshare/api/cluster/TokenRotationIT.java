@@ -188,6 +188,31 @@ class TokenRotationIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aTokenSecretDeletedOutsideGshareIsWrittenAgainWithAFreshTokenTheWorkerTakes() throws Exception {
+    SimulatedCluster sim = simulator();
+    String clusterId = attach(sim);
+    String before = secretToken(sim);
+    await().atMost(Duration.ofSeconds(30)).until(() -> jti(before).equals(row(clusterId).get("seen_jti")));
+    long pid = ((LocalProcessWorkerDeployer) deployer).process(clusterId).pid();
+
+    try (KubernetesClient client = sim.newClient()) {
+      client.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).delete();
+    }
+    // The worker's next report says the Secret is gone; the api rotates this cluster's token into a new one.
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+      try (KubernetesClient client = sim.newClient()) {
+        return client.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get() != null;
+      }
+    });
+    String after = secretToken(sim);
+    assertThat(jti(after)).isNotEqualTo(jti(before));
+    JsonNode operation = awaitOperation(WorkflowIds.tokenRotation(clusterId), "completed");
+    assertThat(operation.get("steps").get(1).get("status").asText()).as(operation.toString()).isEqualTo("done");
+    assertThat(row(clusterId).get("seen_jti")).isEqualTo(jti(after));
+    assertThat(((LocalProcessWorkerDeployer) deployer).process(clusterId).pid()).as("no restart").isEqualTo(pid);
+  }
+
+  @Test
   void aRotationRacingAnAttachLeavesAWorkingTokenWhicheverWritesLast() throws Exception {
     SimulatedCluster sim = simulator();
     String clusterId = attach(sim);

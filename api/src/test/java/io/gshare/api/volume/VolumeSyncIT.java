@@ -98,6 +98,28 @@ class VolumeSyncIT extends ApiIntegrationTest {
   }
 
   @Test
+  void aClaimReportedBeforeAndGoneFromACompleteSyncIsRecordedMissingAndOneNotMadeYetIsLeftAlone() throws Exception {
+    String emptySync = json.writeValueAsString(Map.of("volumes", java.util.List.of()));
+    post(emptySync);
+    assertThat(claimPhase()).as("recorded before the claim is made, never synced: not missing").isNull();
+
+    post(sync(10, 3 * GIB, 10, true));
+    assertThat(claimPhase()).isEqualTo("Bound");
+    post(emptySync); // deleted outside gShare
+    Map<String, Object> claim = jdbc.sql("select * from volume_claims where volume_id = :v").param("v", volume)
+        .query().singleRow();
+    assertThat(claim).containsEntry("phase", "Missing").containsEntry("used_bytes", null);
+
+    post(sync(10, null, 10, true)); // a session claimed it again
+    assertThat(claimPhase()).isEqualTo("Bound");
+  }
+
+  private String claimPhase() {
+    return jdbc.sql("select phase from volume_claims where volume_id = :v").param("v", volume).query((rs, n) -> rs.getString(1))
+        .list().get(0);
+  }
+
+  @Test
   void aClusterWithoutThePoolsStorageClassIsReportedNotReady() throws Exception {
     String body = json.writeValueAsString(Map.of("volumes", java.util.List.of(),
         "storage_classes", java.util.List.of(Map.of("name", "local-path", "allows_expansion", false))));

@@ -21,6 +21,8 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class VolumeSyncs {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(VolumeSyncs.class);
+
   static final long GIB = 1024L * 1024 * 1024;
 
   private final JdbcClient jdbc;
@@ -47,6 +49,7 @@ public class VolumeSyncs {
             .update();
       }
     }
+    markMissing(clusterId, sync.volumes());
     if (sync.storageClasses() != null) {
       recordPools(clusterId, sync.storageClasses(), sync.storageNodeDiskBytes());
     }
@@ -59,6 +62,25 @@ public class VolumeSyncs {
         .param("vols", sync.volumes().stream().map(VolumeState::volumeId).toArray(String[]::new))
         .query(String.class).list();
     return new VolumeSyncAnswer(resize, delete);
+  }
+
+  /**
+   * A claim this cluster reported before (synced) and no longer lists was deleted outside gShare: the sync is
+   * complete, so its row says {@link VolumeState#MISSING} instead of claiming an object that is gone. A row
+   * recorded for a claim not yet made (never synced) is left alone; a session there claims the volume again.
+   */
+  private void markMissing(String clusterId, List<VolumeState> reported) {
+    int marked = jdbc.sql("""
+        update volume_claims set phase = :missing, used_bytes = null, synced_at = now()
+         where cluster_id = :c and synced_at is not null and phase is distinct from :missing
+           and not (pvc_name = any(cast(:pvcs as text[])))
+        """)
+        .param("missing", VolumeState.MISSING).param("c", clusterId)
+        .param("pvcs", reported.stream().map(VolumeState::pvcName).toArray(String[]::new))
+        .update();
+    if (marked > 0) {
+      log.warn("cluster {}: {} volume claim(s) it reported before are gone (deleted outside gShare)", clusterId, marked);
+    }
   }
 
   /**

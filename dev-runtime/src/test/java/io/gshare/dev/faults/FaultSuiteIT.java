@@ -6,11 +6,17 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.dev.DemoCatalogue;
 import io.gshare.dev.DevRuntime;
 import io.gshare.dev.TestRuntimes;
+import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.kube.KubeNames;
 import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.session.SessionWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -68,7 +74,9 @@ class FaultSuiteIT {
     // A kept data directory: the Temporal server keeps its state in a file, so scenario 5 can restart it.
     dataDir = Files.createTempDirectory("gshare-faults-");
     // A deleted volume's grace of seconds, not a day: scenario 17 races its end.
-    runtime = TestRuntimes.start("fault-suite-logs", dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s");
+    // Volume syncs every 10 s, not 5 min: scenario 8 watches a deleted claim be recorded.
+    runtime = TestRuntimes.start("fault-suite-logs", dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s",
+        "gshare.cluster-worker.volume-sync-interval-seconds=10");
     invariants = new Invariants(runtime, SETTLE);
     admin = runtime.adminToken();
     catalogue = runtime.demo();
@@ -194,6 +202,79 @@ class FaultSuiteIT {
     note = "the session was " + (hasPod ? "given a new pod" : state);
     endScenario(info, started, deleted);
     terminate(session);
+  }
+
+  /**
+   * The worker's token Secret and a running session's volume claim deleted by hand. The worker's next report says
+   * its Secret is gone and the api writes a fresh token into it (a rotation of that cluster), which the worker takes
+   * without a restart. The claim, mounted, waits on {@code kubernetes.io/pvc-protection} and the session keeps
+   * running; once a pause lets it go, the volume sync records it missing, and the resume claims the volume again.
+   */
+  @Test
+  @org.junit.jupiter.api.DisplayName("8 out-of-band deletion of the worker's Secret and of a session's volume claim")
+  void outOfBandDeletionOfTheWorkersSecretAndASessionsClaim(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    DevRuntime.AttachedCluster cluster = runtime.clusters().get(0);
+    String pool = manualPool("fault-8");
+    String volume = send("POST", "/api/v1/volumes", "{\"name\":\"fault-8\",\"size_gb\":1,\"pool_id\":\"" + pool + "\"}",
+        demo, Map.of()).body().path("id").asText();
+    String session = createSession("fault-8-volume", "fractional", demo, volume);
+    assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
+    String tokenBefore = tokenSecretJti(cluster);
+    try (KubernetesClient kube = cluster.simulator().newClient()) {
+      kube.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).delete();
+      kube.persistentVolumeClaims().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.VOLUME_ID, volume).delete();
+    }
+    Instant deleted = Instant.now();
+
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(tokenSecretJti(cluster)).as("the Secret written again").isNotNull().isNotEqualTo(tokenBefore));
+    Duration secretBack = Duration.between(deleted, Instant.now());
+    assertThat(awaitOperation(WorkflowIds.tokenRotation(cluster.id()), Duration.ofMinutes(2))).isEqualTo("completed");
+
+    // Mounted: the claim is held by its protection, the session runs on.
+    assertThat(claims(volume)).hasSize(1).allMatch(c -> c.getMetadata().getDeletionTimestamp() != null);
+    assertThat(awaitState(session, List.of("running"), Duration.ofSeconds(5))).isEqualTo("running");
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(claimPhase(volume)).isEqualTo("Terminating"));
+
+    assertThat(send("POST", "/api/v1/sessions/" + session + "/pause", null, demo, Map.of()).status()).isIn(200, 202);
+    assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(2))).isEqualTo("paused");
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(claims(volume)).isEmpty());
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(claimPhase(volume)).isEqualTo("Missing"));
+
+    assertThat(send("POST", "/api/v1/sessions/" + session + "/resume", null, demo, Map.of()).status()).isIn(200, 202);
+    assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
+    assertThat(claims(volume)).hasSize(1).allMatch(c -> c.getMetadata().getDeletionTimestamp() == null);
+    Instant resumed = Instant.now();
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(claimPhase(volume)).isEqualTo("Bound"));
+    note = "the Secret was written again in " + secretBack.toSeconds() + " s; the claim held while mounted, recorded"
+        + " missing after the pause, claimed again by the resume";
+    endScenario(info, started, resumed);
+    terminate(session);
+  }
+
+  /** The jti of the token in the cluster's worker Secret; null when the Secret is gone. */
+  private static String tokenSecretJti(DevRuntime.AttachedCluster cluster) throws Exception {
+    try (KubernetesClient kube = cluster.simulator().newClient()) {
+      var secret = kube.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get();
+      if (secret == null) {
+        return null;
+      }
+      String token = secret.getData() != null && secret.getData().containsKey(WorkerObjects.TOKEN_KEY)
+          ? new String(java.util.Base64.getDecoder().decode(secret.getData().get(WorkerObjects.TOKEN_KEY)),
+              java.nio.charset.StandardCharsets.UTF_8)
+          : secret.getStringData().get(WorkerObjects.TOKEN_KEY);
+      return JSON.readTree(java.util.Base64.getUrlDecoder().decode(token.split("\\.")[1])).path("jti").asText();
+    }
+  }
+
+  /** The phase the control plane records for the volume's claim on the suite's cluster. */
+  private String claimPhase(String volume) throws Exception {
+    JsonNode claims = send("GET", "/api/v1/volumes/" + volume, null, admin, Map.of()).body().path("claims");
+    return claims.size() == 0 ? null : claims.get(0).path("phase").asText(null);
   }
 
   /**
@@ -1064,15 +1145,36 @@ class FaultSuiteIT {
     }
   }
 
+  /**
+   * Three parties pause one session at once: a node drain, its user, and the idle reaper. The reaper's part is the
+   * signal its sweep sends a session it found idle past its policy's timeout ({@code IdleReaperWorkflowImpl}),
+   * sent here as the sweep sends it: the sweep's decision needs minutes of idle samples and is
+   * {@code IdleSessionsTest}'s.
+   */
   @Test
-  @org.junit.jupiter.api.DisplayName("16 a drain racing a user's pause on the same session")
-  void aDrainRacingAUsersPause(TestInfo info) throws Exception {
+  @org.junit.jupiter.api.DisplayName("16 a drain racing a user's pause and the idle reaper's pause on the same session")
+  void aDrainRacingAUsersPauseAndTheReapers(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-16");
     String node = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/node_id").asText();
-    List<Answer> answers = parallel(2, 2, i -> i == 0
-        ? send("POST", "/api/v1/nodes/" + node + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 16\"}", admin, Map.of())
-        : send("POST", "/api/v1/sessions/" + session + "/pause", null, demo, Map.of()));
+    WorkflowServiceStubs temporal = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(runtime.temporalAddress()).build());
+    List<Answer> answers;
+    try {
+      SessionWorkflow reaper = WorkflowClient.newInstance(temporal)
+          .newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(session));
+      answers = parallel(3, 3, i -> switch (i) {
+        case 0 -> send("POST", "/api/v1/nodes/" + node + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 16\"}", admin,
+            Map.of());
+        case 1 -> send("POST", "/api/v1/sessions/" + session + "/pause", null, demo, Map.of());
+        default -> {
+          reaper.idle("idle for 30 minutes by hami (fault 16)");
+          yield new Answer(0, JSON.createObjectNode(), "", null);
+        }
+      });
+    } finally {
+      temporal.shutdown();
+    }
     Instant raced = Instant.now();
     assertThat(answers).extracting(Answer::status).allMatch(s -> s < 500);
     assertThat(answers.get(0).status()).as(answers.get(0).body().toString()).isEqualTo(202);
@@ -1081,7 +1183,9 @@ class FaultSuiteIT {
     assertThat(status).isEqualTo("completed");
     // Both wanted it paused: it is, once, and billed once.
     assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(2))).isEqualTo("paused");
-    note = "user's pause " + answers.get(1).status() + ", drain " + status;
+    // Paused once: one run billed, its window closed (a pause, resume and pause again would show two).
+    assertThat(billingWindows(session)).as("billing windows (all, open) of " + session).containsExactly(1L, 0L);
+    note = "user's pause " + answers.get(1).status() + ", drain " + status + ", reaper's signal taken; paused once";
     endScenario(info, started, raced);
     Answer uncordon = send("POST", "/api/v1/nodes/" + node + "/uncordon", null, admin, Map.of());
     assertThat(awaitOperation(uncordon.body().at("/operation/id").asText(), Duration.ofMinutes(2))).isEqualTo("completed");
@@ -1190,9 +1294,22 @@ class FaultSuiteIT {
 
   /** Asks for a session of the demo catalogue's offering in {@code mode} (exclusive or fractional). */
   private Answer requestSession(String name, String mode, String token) throws Exception {
+    return requestSession(name, mode, token, null);
+  }
+
+  /** @param volume the volume it mounts; null for none */
+  private Answer requestSession(String name, String mode, String token, String volume) throws Exception {
     String offering = catalogue.offerings().stream().filter(o -> mode.equals(o.mode())).findFirst().orElseThrow().id();
     return send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + catalogue.imageId() + "\",\"name\":\"" + name + "\"}", token, Map.of());
+        + catalogue.imageId() + "\",\"name\":\"" + name + "\"" + (volume == null ? "" : ",\"volume_id\":\"" + volume + "\"")
+        + "}", token, Map.of());
+  }
+
+  /** A session mounting {@code volume} accepted (202); its id. */
+  private String createSession(String name, String mode, String token, String volume) throws Exception {
+    Answer created = requestSession(name, mode, token, volume);
+    assertThat(created.status()).as(created.body().toString()).isEqualTo(202);
+    return created.body().at("/session/id").asText();
   }
 
   /** A session accepted (202); its id. */
@@ -1207,6 +1324,19 @@ class FaultSuiteIT {
     String id = createSession(name, "fractional", demo);
     assertThat(awaitState(id, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     return id;
+  }
+
+  /** How many billing windows the session has, and how many of them are open. */
+  private List<Long> billingWindows(String session) throws Exception {
+    try (var db = java.sql.DriverManager.getConnection(runtime.dbUrl());
+        var query = db.prepareStatement("select count(*), count(*) filter (where closed_at is null) from billing_windows"
+            + " where session_id = ?")) {
+      query.setString(1, session);
+      try (var rs = query.executeQuery()) {
+        rs.next();
+        return List.of(rs.getLong(1), rs.getLong(2));
+      }
+    }
   }
 
   private void terminate(String session) throws Exception {

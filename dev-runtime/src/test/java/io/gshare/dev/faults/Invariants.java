@@ -196,6 +196,7 @@ final class Invariants {
             + " is running but its cluster has no pod for it"));
       }
     }
+    claims(db, out);
     // The worker's own Secret: every connected cluster's worker has its operator token.
     for (DevRuntime.AttachedCluster cluster : runtime.clusters()) {
       try (KubernetesClient kube = cluster.simulator().newClient()) {
@@ -204,6 +205,52 @@ final class Invariants {
               + WorkerObjects.NAMESPACE + "/" + WorkerObjects.TOKEN_SECRET + " is gone"));
         }
       }
+    }
+  }
+
+  /**
+   * Volume claims both ways: no claim of a volume that is reclaimed or unknown; no claim row the volume sync saw
+   * that still says it exists once the claim is gone (it must say Missing); no running session without the claim
+   * of the volume it mounts.
+   */
+  private void claims(Connection db, List<Violation> out) throws SQLException {
+    Map<String, String> volumeStatus = new HashMap<>();
+    query(db, "select id, status from volumes", rs -> volumeStatus.put(rs.getString(1), rs.getString(2)));
+    for (DevRuntime.AttachedCluster cluster : runtime.clusters()) {
+      Set<String> present = new HashSet<>();
+      try (KubernetesClient kube = cluster.simulator().newClient()) {
+        for (var claim : kube.persistentVolumeClaims().inNamespace(KubeNames.SESSIONS_NAMESPACE)
+            .withLabel(LabelKeys.VOLUME_ID).list().getItems()) {
+          String volume = claim.getMetadata().getLabels().get(LabelKeys.VOLUME_ID);
+          present.add(claim.getMetadata().getName());
+          String status = volumeStatus.get(volume);
+          if (status == null || "reclaimed".equals(status)) {
+            out.add(new Violation(Invariant.NO_ORPHANS, "claim " + claim.getMetadata().getName() + " on "
+                + cluster.name() + " belongs to volume " + volume + ", which is " + (status == null ? "unknown" : status)));
+          }
+        }
+      }
+      query(db, """
+          select c.volume_id, c.pvc_name, c.phase from volume_claims c join volumes v on v.id = c.volume_id
+           where c.cluster_id = ? and c.synced_at is not null and c.phase is distinct from 'Missing'
+             and v.status <> 'reclaimed'
+          """, rs -> {
+            if (!present.contains(rs.getString("pvc_name"))) {
+              out.add(new Violation(Invariant.NO_ORPHANS, "volume " + rs.getString("volume_id") + " claims "
+                  + rs.getString("pvc_name") + " on " + cluster.name() + " (" + rs.getString("phase")
+                  + "), which is gone"));
+            }
+          }, cluster.id());
+      query(db, """
+          select s.id, c.pvc_name from sessions s join volume_claims c on c.volume_id = s.volume_id
+                                                   and c.cluster_id = s.cluster_id
+           where s.state = 'running' and s.cluster_id = ?
+          """, rs -> {
+            if (!present.contains(rs.getString("pvc_name"))) {
+              out.add(new Violation(Invariant.NO_ORPHANS, "session " + rs.getString(1) + " is running without its"
+                  + " volume's claim " + rs.getString(2) + " on " + cluster.name()));
+            }
+          }, cluster.id());
     }
   }
 

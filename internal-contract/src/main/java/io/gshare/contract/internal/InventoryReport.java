@@ -16,12 +16,19 @@ import java.util.Map;
  * {@link InternalPaths#INVENTORY}.
  *
  * @param clusterId must be the cluster of the reporting worker's token
+ * @param tokenSecretPresent whether the worker's own {@code gshare-operator-internal-jwt} Secret exists; false
+ *     has the control plane write a fresh token into it; null from a worker that does not look
  */
 @WireJson
 public record InventoryReport(
     @NotBlank String clusterId,
     String apiserverVersion,
-    @NotNull @Size(max = 10_000) @Valid List<NodeReport> nodes) {
+    @NotNull @Size(max = 10_000) @Valid List<NodeReport> nodes,
+    Boolean tokenSecretPresent) {
+
+  public InventoryReport(String clusterId, String apiserverVersion, List<NodeReport> nodes) {
+    this(clusterId, apiserverVersion, nodes, null);
+  }
 
   @WireJson
   public record NodeReport(

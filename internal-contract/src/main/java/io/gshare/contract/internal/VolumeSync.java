@@ -25,6 +25,8 @@ public record VolumeSync(@NotNull @Size(max = 10_000) @Valid List<VolumeState> v
   }
 
   /**
+   * @param phase the claim's {@code status.phase}, or {@link #TERMINATING} once it is being deleted (a claim a pod
+   *     mounts waits on {@code kubernetes.io/pvc-protection} until the pod goes)
    * @param requestedBytes the claim's {@code spec.resources.requests.storage}
    * @param capacityBytes its {@code status.capacity.storage} (what the volume really has)
    * @param usedBytes from the kubelet's stats summary while a pod mounts it; null when unmounted
@@ -33,6 +35,14 @@ public record VolumeSync(@NotNull @Size(max = 10_000) @Valid List<VolumeState> v
   public record VolumeState(@NotBlank String volumeId, @NotBlank @Size(max = 253) String pvcName,
       @Size(max = 32) String phase, @PositiveOrZero Long capacityBytes, @PositiveOrZero Long usedBytes,
       @PositiveOrZero Long requestedBytes) {
+
+    /** The phase reported for a claim with a deletionTimestamp. */
+    public static final String TERMINATING = "Terminating";
+    /**
+     * The phase the control plane records for a claim it saw before and a complete sync no longer lists: deleted
+     * outside gShare (its data on that cluster is gone; the next session there claims the volume anew, empty).
+     */
+    public static final String MISSING = "Missing";
 
     public VolumeState(String volumeId, String pvcName, String phase, Long capacityBytes, Long usedBytes) {
       this(volumeId, pvcName, phase, capacityBytes, usedBytes, null);
