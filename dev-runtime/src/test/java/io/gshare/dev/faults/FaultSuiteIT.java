@@ -1049,6 +1049,60 @@ class FaultSuiteIT {
   }
 
   /**
+   * The api SIGKILLed while it attaches a new cluster: once the attach's workflow has reached the cluster's apiserver
+   * and before it deploys the worker. The workflow goes on with the restarted api (its steps are idempotent applies)
+   * and the cluster ends connected, its worker reporting with the token in its Secret; it is detached again after.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
+  @org.junit.jupiter.api.DisplayName("3 the api killed mid-attach")
+  void theApiKilledMidAttach(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    try (io.gshare.sim.SimulatedCluster sim = io.gshare.sim.SimulatedCluster.start(
+        io.gshare.sim.SimulatedCluster.defaultSeed(), io.gshare.sim.SimulatedCluster.Options.defaults().withName("fault-3-attach"))) {
+      String kubeconfig = Files.readString(sim.writeKubeconfig(dataDir.resolve("fault-3-attach.kubeconfig")));
+      Answer registered = send("POST", "/api/v1/clusters", JSON.writeValueAsString(Map.of("name", "fault-3-attach",
+          "kubeconfig", kubeconfig)), admin, Map.of());
+      assertThat(registered.status()).as(registered.body().toString()).isEqualTo(202);
+      String cluster = registered.body().at("/cluster/id").asText();
+      String operation = registered.body().at("/operation/id").asText();
+      // Past "reach the apiserver", before "deploy the cluster-worker".
+      String stepAtKill = null;
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (stepAtKill == null && Instant.now().isBefore(deadline)) {
+        JsonNode steps = send("GET", "/api/v1/operations/" + operation, null, admin, Map.of()).body().path("steps");
+        if ("done".equals(steps.path(0).path("status").asText())) {
+          for (JsonNode step : steps) {
+            if (!"done".equals(step.path("status").asText())) {
+              stepAtKill = step.path("name").asText();
+              break;
+            }
+          }
+        }
+        Thread.sleep(stepAtKill == null ? 50 : 0);
+      }
+      assertThat(stepAtKill).as("the attach reached its cluster").isNotNull();
+      runtime.killApi();
+      Instant killed = Instant.now();
+      runtime.awaitApiRestarted(Duration.ofMinutes(4));
+      String status = awaitOperation(operation, Duration.ofMinutes(5));
+      assertThat(status).as(send("GET", "/api/v1/operations/" + operation, null, admin, Map.of()).body().toString())
+          .isEqualTo("completed");
+      assertThat(send("GET", "/api/v1/clusters/" + cluster, null, admin, Map.of()).body().path("status").asText())
+          .isEqualTo("connected");
+      try (KubernetesClient kube = sim.newClient()) {
+        assertThat(kube.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get()).isNotNull();
+      }
+      note = "killed at \"" + stepAtKill + "\"; the attach completed " + Duration.between(killed, Instant.now()).toSeconds()
+          + " s later with the restarted api";
+      endScenario(info, started, killed);
+      Answer detach = send("DELETE", "/api/v1/clusters/" + cluster, null, admin, Map.of());
+      assertThat(detach.status()).as(detach.body().toString()).isEqualTo(202);
+      assertThat(awaitOperation(detach.body().at("/operation/id").asText(), Duration.ofMinutes(3))).isEqualTo("completed");
+    }
+  }
+
+  /**
    * The api SIGKILLed right after an operator-token rotation starts, and again as a deleted volume's grace ends and
    * its reclaim begins. Both are workflows: each goes on with the restarted api, the worker ends up on the new token,
    * the volume reclaimed and its claim gone.
@@ -1185,7 +1239,7 @@ class FaultSuiteIT {
     assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(2))).isEqualTo("paused");
     // Paused once: one run billed, its window closed (a pause, resume and pause again would show two).
     assertThat(billingWindows(session)).as("billing windows (all, open) of " + session).containsExactly(1L, 0L);
-    note = "user's pause " + answers.get(1).status() + ", drain " + status + ", reaper's signal taken; paused once";
+    note = "user's pause " + answers.get(1).status() + ", drain " + status + ", reaper's signal delivered; paused once";
     endScenario(info, started, raced);
     Answer uncordon = send("POST", "/api/v1/nodes/" + node + "/uncordon", null, admin, Map.of());
     assertThat(awaitOperation(uncordon.body().at("/operation/id").asText(), Duration.ofMinutes(2))).isEqualTo("completed");
