@@ -69,6 +69,10 @@ final class SimDispatcher extends Dispatcher {
       if (bare.startsWith("/sim/")) {
         return control(request, bare);
       }
+      String refusal = cluster.serviceAccountTokens().refusal(request.getHeader("Authorization"));
+      if (refusal != null) {
+        return status(401, "Unauthorized", refusal);
+      }
       ApiFaults.Fault fault = cluster.apiFaults().take(request.method().name(), bare);
       if (fault != null) {
         if (fault.kind() == ApiFaults.Kind.TIMEOUT_AFTER_WRITE) {
@@ -97,6 +101,11 @@ final class SimDispatcher extends Dispatcher {
     Matcher stats = STATS_SUMMARY.matcher(bare);
     if (stats.matches() && get) {
       return statsSummary(stats.group(1));
+    }
+    Matcher tokenRequest = ServiceAccountTokens.PATH.matcher(bare);
+    if (tokenRequest.matches()) {
+      return request.method() == HttpMethod.POST ? tokenRequest(tokenRequest.group(1), tokenRequest.group(2), request)
+          : status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
     }
     Matcher eviction = PodEviction.PATH.matcher(bare);
     if (eviction.matches()) {
@@ -389,6 +398,28 @@ final class SimDispatcher extends Dispatcher {
         "goVersion", "n/a (gShare simulator)",
         "compiler", "gc",
         "platform", "linux/amd64");
+  }
+
+  /** The TokenRequest subresource: a bound token of an existing ServiceAccount (201), as the kubelet asks for one. */
+  private MockResponse tokenRequest(String namespace, String name, RecordedRequest request) {
+    if (cluster.store().get("/api/v1/namespaces/" + namespace + "/serviceaccounts/" + name,
+        io.fabric8.kubernetes.api.model.ServiceAccount.class) == null) {
+      return status(404, "NotFound", "serviceaccounts \"" + name + "\" not found");
+    }
+    com.fasterxml.jackson.databind.JsonNode seconds = jsonBody(request).at("/spec/expirationSeconds");
+    ServiceAccountTokens.Minted minted;
+    try {
+      minted = cluster.serviceAccountTokens().mint(namespace, name, seconds.isNumber() ? seconds.asLong() : null);
+    } catch (IllegalArgumentException invalid) {
+      return status(422, "Invalid", invalid.getMessage());
+    }
+    return new MockResponse().setResponseCode(201).setHeader("Content-Type", "application/json").setBody(json.asJson(
+        Map.of("kind", "TokenRequest", "apiVersion", "authentication.k8s.io/v1",
+            "metadata", Map.of("name", name, "namespace", namespace),
+            "spec", Map.of("audiences", java.util.List.of("https://kubernetes.default.svc"),
+                "expirationSeconds", minted.expirationSeconds()),
+            "status", Map.of("token", minted.token(), "expirationTimestamp", minted.expiresAt().truncatedTo(
+                java.time.temporal.ChronoUnit.SECONDS).toString()))));
   }
 
   private MockResponse ok(Object body) {

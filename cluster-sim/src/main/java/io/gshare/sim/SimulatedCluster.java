@@ -100,6 +100,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final StorageController storage;
   private final GpuMetrics gpuMetrics;
   private final ApiFaults apiFaults = new ApiFaults();
+  private final ServiceAccountTokens serviceAccountTokens;
   private final SimulatedCgroups cgroups;
   private final ScheduledExecutorService loop;
   private final AtomicInteger nodeOrdinal = new AtomicInteger();
@@ -123,6 +124,7 @@ public final class SimulatedCluster implements AutoCloseable {
     // Every write, the simulator's own included, goes through the claims' admission, as on an apiserver.
     ClaimAdmission admission = new ClaimAdmission(crud, serialization);
     this.store = new ObjectStore(admission, serialization);
+    this.serviceAccountTokens = new ServiceAccountTokens(clock);
     this.kubelet = new KubeletSimulator(store, clock, options.podStartDelay());
     this.storage = new StorageController(store, clock);
     this.gpuMetrics = new GpuMetrics(store, clock, kubelet::isDropped);
@@ -344,12 +346,22 @@ public final class SimulatedCluster implements AutoCloseable {
     return gpuMetrics;
   }
 
-  /** The root of the simulated cgroup v2 tree of the running containers (an absolute path). */
+  /** The objects as the apiserver stores them, through the claims' admission. */
+  ObjectStore store() {
+    return store;
+  }
+
+  /** The service-account tokens the TokenRequest subresource mints and the apiserver checks (scenario 14). */
+  public ServiceAccountTokens serviceAccountTokens() {
+    return serviceAccountTokens;
+  }
+
   /** The apiserver failures injected into this cluster's API (the fault suite's scenario 6). */
   public ApiFaults apiFaults() {
     return apiFaults;
   }
 
+  /** The root of the simulated cgroup v2 tree of the running containers (an absolute path). */
   public Path cgroupRoot() {
     return cgroups.root();
   }

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dev runtime's deployer: the cluster-worker jar as a local process, configured as the Deployment
- * configures the pod: its Kubernetes connection from the cluster's kubeconfig (server and token, in
- * the service-account style) and its operator token copied from the cluster's
+ * configures the pod: its apiserver from the cluster's kubeconfig, its in-cluster token a bound token of its
+ * ServiceAccount that {@link ProjectedTokens} mints and refreshes as the kubelet projects one (the kubeconfig's
+ * token where the cluster mints none), and its operator token copied from the cluster's
  * gshare-operator-internal-jwt Secret to a file, as the kubelet mounts it. One process per cluster.
  */
 public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoCloseable {
@@ -56,6 +57,8 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
   /** The command and environment of each wanted worker: restarted when it exits, as a Deployment would. */
   private final Map<String, ProcessBuilder> wanted = new ConcurrentHashMap<>();
   private volatile boolean closing;
+  /** The kubelet's part for the worker's in-cluster token. */
+  private final ProjectedTokens projectedTokens = new ProjectedTokens(LocalProcessWorkerDeployer::writeSecretFile);
 
   public LocalProcessWorkerDeployer(Settings settings) {
     this.settings = settings;
@@ -66,14 +69,12 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     Path dir = settings.stateDir().resolve(clusterId);
     // Refresh the mounted files on every call, so a re-attach also delivers a rotated token.
     writeSecretFile(dir.resolve(WorkerObjects.TOKEN_KEY), operatorToken(cluster));
-    String kubeToken = cluster.getConfiguration().getAutoOAuthToken() != null
-        ? cluster.getConfiguration().getAutoOAuthToken() : cluster.getConfiguration().getOauthToken();
-    writeSecretFile(dir.resolve("serviceaccount-token"), kubeToken == null ? "" : kubeToken);
+    String kubeToken = projectedTokens.project(clusterId, cluster, dir.resolve("serviceaccount-token"));
 
     String agent = settings.agentEnabled() ? ensureAgent(clusterId, cluster, dir) : "";
     Process current = running.get(clusterId);
     if (current != null && current.isAlive()) {
-      return "local process " + current.pid() + " (already running)" + agent;
+      return "local process " + current.pid() + " (already running; " + kubeToken + ")" + agent;
     }
     // The worker exits with this process (cluster-worker's ClusterWorkerMain.PARENT_PID_PROPERTY): no orphans.
     List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx384m", "-XX:TieredStopAtLevel=1",
@@ -99,7 +100,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       }
       wanted.put(clusterId, builder);
       Process process = launch(clusterId, builder);
-      return "local process " + process.pid() + agent;
+      return "local process " + process.pid() + " (" + kubeToken + ")" + agent;
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the cluster-worker from " + settings.jar(), e);
     }
@@ -185,6 +186,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
 
   @Override
   public synchronized void remove(String clusterId, KubernetesClient cluster) {
+    projectedTokens.cancel(clusterId);
     for (String key : List.of(clusterId, agentKey(clusterId))) {
       wanted.remove(key);
       Process process = running.remove(key);
@@ -202,6 +204,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
   @Override
   public synchronized void close() {
     closing = true;
+    projectedTokens.close();
     wanted.clear();
     running.values().forEach(LocalProcessWorkerDeployer::stop);
     running.clear();

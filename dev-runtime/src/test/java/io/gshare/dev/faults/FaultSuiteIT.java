@@ -10,10 +10,14 @@ import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.dev.DemoCatalogue;
 import io.gshare.dev.DevRuntime;
 import io.gshare.dev.TestRuntimes;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.kube.KubeNames;
 import io.gshare.workflows.kube.LabelKeys;
 import io.gshare.workflows.session.SessionWorkflow;
+import io.temporal.api.enums.v1.TaskQueueType;
+import io.temporal.api.taskqueue.v1.TaskQueue;
+import io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -553,6 +557,58 @@ class FaultSuiteIT {
   }
 
   /**
+   * The worker's in-cluster token as the kubelet projects it: a bound service-account token from the TokenRequest
+   * API, minted again at 80% of its lifetime (the dev runtime's deployer plays the kubelet). The simulated apiserver
+   * caps its lifetime at 15 s here, and refuses it with 401 once expired; for a minute the worker must keep
+   * reporting and running a session's activities, reading each new token from its file.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow-fault")
+  @org.junit.jupiter.api.DisplayName("14 the worker's service-account token expiring every 15 s as the kubelet rotates it")
+  void theWorkersServiceAccountTokenExpiring(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    DevRuntime.AttachedCluster cluster = runtime.clusters().get(0);
+    io.gshare.sim.ServiceAccountTokens tokens = cluster.simulator().serviceAccountTokens();
+    tokens.maxExpiration(Duration.ofSeconds(15));
+    String session;
+    int minted;
+    long refused;
+    try {
+      // Attached again, the worker's deployment gets a token under the cap, refreshed every 12 s from then on.
+      reattach(cluster.id());
+      int mintedBefore = tokens.minted();
+      long refusedBefore = tokens.refused();
+      session = createSession("fault-14-sa", "fractional", demo);
+      Instant until = Instant.now().plusSeconds(60);
+      while (Instant.now().isBefore(until)) {
+        Instant seen = Instant.parse(send("GET", "/api/v1/clusters/" + cluster.id(), null, admin, Map.of()).body()
+            .path("worker_last_seen_at").asText());
+        assertThat(seen).as("the worker reports throughout").isAfter(Instant.now().minusSeconds(20));
+        Thread.sleep(2_000);
+      }
+      assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(1))).isEqualTo("running");
+      minted = tokens.minted() - mintedBefore;
+      refused = tokens.refused() - refusedBefore;
+      assertThat(minted).as("tokens minted in a minute of 15 s tokens").isGreaterThanOrEqualTo(4);
+    } finally {
+      tokens.maxExpiration(null);
+      reattach(cluster.id());
+    }
+    Instant restored = Instant.now();
+    note = minted + " tokens minted in a minute; " + refused + " request(s) met an expired token (401) and were"
+        + " sent again with the file's new one";
+    endScenario(info, started, restored);
+    terminate(session);
+  }
+
+  /** Attaches the cluster again and waits for the attach to complete. */
+  private void reattach(String clusterId) throws Exception {
+    Answer attach = send("POST", "/api/v1/clusters/" + clusterId + "/attach", "{}", admin, Map.of());
+    assertThat(attach.status()).as(attach.body().toString()).isEqualTo(202);
+    assertThat(awaitOperation(attach.body().at("/operation/id").asText(), Duration.ofMinutes(3))).isEqualTo("completed");
+  }
+
+  /**
    * The worker's operator token expires under it (its mounted file now holds an expired one): its reports are refused
    * 401 and the cluster is seen no more; a rotation writes a fresh token into its Secret, the worker reads it from
    * the file without a restart, and its reports are taken again.
@@ -898,8 +954,27 @@ class FaultSuiteIT {
     assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
     long restarted = workerPid();
     assertThat(restarted).isNotEqualTo(worker);
+    // "Mid workflow task" cannot happen to the cluster-worker: it polls its queue for activities only (the workflows
+    // run in the api, whose kill mid workflow task is scenario 3's).
+    assertThat(pollers(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW)).as("workflow pollers of the worker's queue").isZero();
+    assertThat(pollers(TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)).as("activity pollers of the worker's queue").isPositive();
+    note = "the create's activities retried on the restarted worker (pid " + worker + " -> " + restarted
+        + "); its queue has no workflow pollers";
     endScenario(info, started, started);
     terminate(session);
+  }
+
+  /** How many pollers of {@code type} the suite cluster's worker queue has. */
+  private int pollers(TaskQueueType type) {
+    WorkflowServiceStubs temporal = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(runtime.temporalAddress()).build());
+    try {
+      return temporal.blockingStub().describeTaskQueue(DescribeTaskQueueRequest.newBuilder().setNamespace("default")
+          .setTaskQueue(TaskQueue.newBuilder().setName(TaskQueues.cluster(runtime.clusters().get(0).id())))
+          .setTaskQueueType(type).build()).getPollersCount();
+    } finally {
+      temporal.shutdown();
+    }
   }
 
   /** The pid of the cluster's worker, from the identity of its poller (pid@host/cluster). */
