@@ -25,7 +25,9 @@ public final class ApiFaults {
     /** A list or watch from a resource version the apiserver no longer keeps (after an etcd compaction). */
     GONE(410, "Expired", "too old resource version: 1 (2)"),
     TIMEOUT_AFTER_WRITE(504, "Timeout", "the server was unable to return a response in the time allotted, but may"
-        + " still be processing the request");
+        + " still be processing the request"),
+    /** A watch whose stream ends at once with no event, as an apiserver or a proxy closes a watch it drops. */
+    DROPPED(200, "", "");
 
     final int code;
     final String reason;
@@ -41,10 +43,14 @@ public final class ApiFaults {
   /**
    * One injected failure.
    *
-   * @param method the HTTP method it matches ({@code GET}, {@code POST}, {@code PATCH}, ...), or {@code *}
+   * @param method the HTTP method it matches ({@code GET}, {@code POST}, {@code PATCH}, ...), {@link #WATCH} for a
+   *     watch ({@code GET ...?watch=true}, which {@code GET} does not match), or {@code *} for any request
    * @param pathPrefix the request paths it matches, e.g. {@code /api/v1/namespaces/gshare-sessions/pods}
    */
   public record Fault(String method, String pathPrefix, Kind kind) {
+
+    /** The method a watch request counts as. */
+    public static final String WATCH = "WATCH";
 
     boolean matches(String requestMethod, String path) {
       return ("*".equals(method) || method.equalsIgnoreCase(requestMethod)) && path.startsWith(pathPrefix);
@@ -88,6 +94,9 @@ public final class ApiFaults {
   }
 
   static MockResponse answer(Kind kind) {
+    if (kind == Kind.DROPPED) {
+      return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody("");
+    }
     MockResponse response = ApiStatus.failure(kind.code, kind.reason, kind.message,
         kind == Kind.TOO_MANY_REQUESTS ? Map.of("retryAfterSeconds", 1) : null);
     return kind == Kind.TOO_MANY_REQUESTS ? response.setHeader("Retry-After", "1") : response;

@@ -32,6 +32,8 @@ final class SimDispatcher extends Dispatcher {
   private static final Pattern USED_BYTES =
       Pattern.compile("/sim/v1/namespaces/([^/]+)/persistentvolumeclaims/([^/]+)/used-bytes");
 
+  private static final Pattern WATCH_QUERY = Pattern.compile("[?&]watch=(true|1)(&|$)");
+
   private static final Pattern GPU_METRICS = Pattern.compile("/sim/v1/gpus/([^/]+)/metrics");
 
   private final Dispatcher crud;
@@ -73,7 +75,8 @@ final class SimDispatcher extends Dispatcher {
       if (refusal != null) {
         return status(401, "Unauthorized", refusal);
       }
-      ApiFaults.Fault fault = cluster.apiFaults().take(request.method().name(), bare);
+      boolean watch = get && query >= 0 && WATCH_QUERY.matcher(path.substring(query)).find();
+      ApiFaults.Fault fault = cluster.apiFaults().take(watch ? ApiFaults.Fault.WATCH : request.method().name(), bare);
       if (fault != null) {
         if (fault.kind() == ApiFaults.Kind.TIMEOUT_AFTER_WRITE) {
           serve(request, path, bare, query, get);

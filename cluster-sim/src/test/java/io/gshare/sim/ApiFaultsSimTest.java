@@ -78,6 +78,48 @@ class ApiFaultsSimTest {
     assertThat(cluster.apiFaults().pending()).isEmpty();
   }
 
+  /** The way the worker's session activities wait on a pod: watch again after a failed watch, until decided. */
+  @Test
+  void aWatchRefusedGoneOrDroppedIsAnsweredAsSuchAndAPlainGetIsNotAWatch() throws Exception {
+    client.configMaps().inNamespace("default").resource(map("watched")).create();
+    cluster.apiFaults().inject(List.of(
+        new ApiFaults.Fault(ApiFaults.Fault.WATCH, CONFIGMAPS, ApiFaults.Kind.GONE),
+        new ApiFaults.Fault(ApiFaults.Fault.WATCH, CONFIGMAPS, ApiFaults.Kind.DROPPED),
+        new ApiFaults.Fault(ApiFaults.Fault.WATCH, CONFIGMAPS, ApiFaults.Kind.INTERNAL_ERROR)));
+    try {
+      // A read is no watch: it passes the faults by.
+      assertThat(noRetry.configMaps().inNamespace("default").withName("watched").get()).isNotNull();
+      assertThat(cluster.apiFaults().pending()).hasSize(3);
+
+      List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+      java.util.concurrent.CompletableFuture<ConfigMap> changed = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        while (true) {
+          try {
+            return client.configMaps().inNamespace("default").withName("watched").waitUntilCondition(
+                c -> c != null && "2".equals(c.getData().get("k")), 2, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (io.fabric8.kubernetes.client.KubernetesClientTimeoutException pending) {
+            // nothing yet: watch again
+          } catch (KubernetesClientException failed) {
+            failures.add(failed.getCode() + " " + failed.getMessage());
+          }
+        }
+      });
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(cluster.apiFaults().pending()).isEmpty());
+      client.configMaps().inNamespace("default").withName("watched").edit(c -> {
+        c.getData().put("k", "2");
+        return c;
+      });
+      assertThat(changed.get(30, java.util.concurrent.TimeUnit.SECONDS).getData()).containsEntry("k", "2");
+      assertThat(cluster.apiFaults().answered()).extracting(ApiFaults.Fault::kind)
+          .contains(ApiFaults.Kind.GONE, ApiFaults.Kind.DROPPED, ApiFaults.Kind.INTERNAL_ERROR);
+      System.out.println("watch failures seen by the client: " + failures);
+      assertThat(failures).as("the refused watches reach the client as failures").isNotEmpty();
+    } finally {
+      cluster.apiFaults().clear();
+    }
+  }
+
   private static ConfigMap map(String name) {
     return new ConfigMapBuilder().withNewMetadata().withName(name).endMetadata().addToData("k", "v").build();
   }

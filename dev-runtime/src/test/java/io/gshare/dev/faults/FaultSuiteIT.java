@@ -903,6 +903,37 @@ class FaultSuiteIT {
     terminate(session);
   }
 
+  /**
+   * The session activity that waits for a pod to run watches it (the reports list, they do not watch). Its watches
+   * are answered 410 Gone, dropped at once (the stream ends with no event) and refused 500: each costs a read and a
+   * new watch, the session runs.
+   */
+  @Test
+  @org.junit.jupiter.api.DisplayName("7 a pod watch dropped, refused 500 and answered 410 Gone while a session starts")
+  void aWatchDroppedAndA410Gone(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    io.gshare.sim.ApiFaults faults = runtime.clusters().get(0).simulator().apiFaults();
+    String pods = "/api/v1/namespaces/" + KubeNames.SESSIONS_NAMESPACE + "/pods";
+    String watch = io.gshare.sim.ApiFaults.Fault.WATCH;
+    int answeredBefore = faults.answered().size();
+    faults.inject(List.of(
+        new io.gshare.sim.ApiFaults.Fault(watch, pods, io.gshare.sim.ApiFaults.Kind.DROPPED),
+        new io.gshare.sim.ApiFaults.Fault(watch, pods, io.gshare.sim.ApiFaults.Kind.INTERNAL_ERROR),
+        new io.gshare.sim.ApiFaults.Fault(watch, pods, io.gshare.sim.ApiFaults.Kind.GONE)));
+    String session;
+    try {
+      session = createSession("fault-7", "fractional", demo);
+      assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
+      assertThat(faults.answered().size()).as("watch faults met").isGreaterThan(answeredBefore);
+    } finally {
+      faults.clear();
+    }
+    List<io.gshare.sim.ApiFaults.Fault> met = faults.answered().subList(answeredBefore, faults.answered().size());
+    note = met.size() + " pod watches failed (" + met.stream().map(f -> f.kind().name()).collect(java.util.stream.Collectors.joining(", ")) + "); the session ran";
+    endScenario(info, started, Instant.now());
+    terminate(session);
+  }
+
   @Test
   @org.junit.jupiter.api.DisplayName("9 duplicated, reordered and replayed /internal reports; a report from before a restart")
   void duplicatedReorderedAndReplayedReports(TestInfo info) throws Exception {
