@@ -53,9 +53,8 @@ public class ClusterService {
   private static final Logger log = LoggerFactory.getLogger(ClusterService.class);
 
   /** The statuses of a cluster whose worker runs with its Secret in place (not attaching, not leaving). */
-  private static final java.util.Set<io.gshare.workflows.cluster.ClusterStatus> TOKEN_RESTORABLE = EnumSet.of(
-      ClusterStatus.CONNECTED, ClusterStatus.DEGRADED,
-      ClusterStatus.UNREACHABLE);
+  private static final Set<ClusterStatus> TOKEN_RESTORABLE =
+      EnumSet.of(ClusterStatus.CONNECTED, ClusterStatus.DEGRADED, ClusterStatus.UNREACHABLE);
 
   /** A started operation: where to follow it. */
   public record Started(Cluster cluster, String operationId) {}

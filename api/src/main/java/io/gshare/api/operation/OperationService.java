@@ -17,6 +17,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -85,7 +86,7 @@ public class OperationService {
    */
   public boolean running(String workflowId) {
     return records.findById(workflowId).filter(r -> "running".equals(r.status()) && r.startedAt() != null
-        && r.startedAt().isAfter(java.time.Instant.now().minus(java.time.Duration.ofHours(1)))).isPresent();
+        && r.startedAt().isAfter(Instant.now().minus(Duration.ofHours(1)))).isPresent();
   }
 
   public Operation get(Caller.User caller, String id) {

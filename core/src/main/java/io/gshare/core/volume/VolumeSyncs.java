@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -21,7 +23,7 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class VolumeSyncs {
 
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(VolumeSyncs.class);
+  private static final Logger log = LoggerFactory.getLogger(VolumeSyncs.class);
 
   static final long GIB = 1024L * 1024 * 1024;
 
