@@ -38,7 +38,7 @@ final class InventoryReporter {
   /** One report. */
   void tick() throws Exception {
     ClusterInventory inventory = ClusterInventory.read(kubernetes);
-    controlPlane.post(InternalPaths.INVENTORY, report(clusterId, inventory, tokenSecretPresent()));
+    controlPlane.post(InternalPaths.INVENTORY, report(clusterId, inventory, tokenSecretPresent(kubernetes)));
   }
 
   /**
@@ -46,7 +46,7 @@ final class InventoryReporter {
    * its next pod could not start without the Secret. Null when it cannot tell (the read failed): only a
    * definite "gone" has the control plane write a new one.
    */
-  private Boolean tokenSecretPresent() {
+  static Boolean tokenSecretPresent(KubernetesClient kubernetes) {
     try {
       return kubernetes.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get() != null;
     } catch (KubernetesClientException e) {

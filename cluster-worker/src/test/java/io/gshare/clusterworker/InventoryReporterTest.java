@@ -40,4 +40,15 @@ class InventoryReporterTest {
       assertThat(gpuNode.capacity()).containsEntry("nvidia.com/gpu", "20").containsEntry("nvidia.com/gpumem", "81920");
     }
   }
+
+  @Test
+  void saysWhetherTheWorkersTokenSecretExists() {
+    try (SimulatedCluster cluster = SimulatedCluster.start(SimulatedCluster.defaultSeed(), SimulatedCluster.Options.defaults());
+        KubernetesClient client = cluster.newClient()) {
+      assertThat(InventoryReporter.tokenSecretPresent(client)).isFalse();
+      client.resource(io.gshare.activities.cluster.model.WorkerObjects.tokenSecret("clu_a", "a.b.c")).create();
+      assertThat(InventoryReporter.tokenSecretPresent(client)).isTrue();
+      assertThat(InventoryReporter.report("clu_a", ClusterInventory.read(client), true).tokenSecretPresent()).isTrue();
+    }
+  }
 }

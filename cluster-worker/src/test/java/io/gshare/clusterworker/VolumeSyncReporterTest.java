@@ -60,6 +60,11 @@ class VolumeSyncReporterTest {
         assertThat(claimA.getStatus().getCapacity().get("storage")).isEqualTo(new Quantity("20Gi"));
         assertThat(client.persistentVolumeClaims().inNamespace("gshare-sessions").withName("gshare-vol-b").get()).isNull();
       });
+
+      // Deleted by hand while mounted: held by its protection, reported as being deleted.
+      client.persistentVolumeClaims().inNamespace("gshare-sessions").withName("gshare-vol-a").delete();
+      assertThat(VolumeSyncReporter.sync(client).volumes()).extracting(VolumeSync.VolumeState::phase)
+          .containsExactly(VolumeSync.VolumeState.TERMINATING);
     }
   }
 

@@ -23,7 +23,7 @@ class WireJsonTest {
 
     JsonNode tree = json.valueToTree(report);
 
-    assertThat(fields(tree)).containsExactly("cluster_id", "apiserver_version", "nodes");
+    assertThat(fields(tree)).containsExactly("cluster_id", "apiserver_version", "nodes", "token_secret_present");
     assertThat(fields(tree.get("nodes").get(0))).containsExactly("hostname", "ready", "schedulable", "gpu_mode",
         "lossless_pause", "labels", "capacity", "gpus");
     assertThat(fields(tree.get("nodes").get(0).get("gpus").get(0))).containsExactly("uuid", "index", "model",
