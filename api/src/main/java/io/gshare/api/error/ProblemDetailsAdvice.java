@@ -33,6 +33,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -52,6 +53,8 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
   /** PostgreSQL's unique_violation; its other integrity and data states (23514, 23502, 22001, ...) are 422. */
   private static final String UNIQUE_VIOLATION = "23505";
+  /** SQLState class 08, connection exception: the connection could not be made or was lost. */
+  private static final String CONNECTION_EXCEPTION_CLASS = "08";
   /** What 503 database_unavailable says. */
   private static final String DATABASE_UNAVAILABLE = "the database (PostgreSQL) did not answer; retry shortly";
 
@@ -119,6 +122,10 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(Exception.class)
   ResponseEntity<Object> unexpected(Exception e) {
+    if (isDatabaseUnavailable(e)) {
+      // Wrapped where the handlers above cannot see it, e.g. a rollback that failed on the connection that dropped.
+      return databaseUnavailable(e);
+    }
     log.error("unhandled error", e);
     return problem(ProblemCode.INTERNAL, "an internal error occurred", Map.of());
   }
@@ -175,11 +182,21 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
     return problem(ProblemCode.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE, Map.of());
   }
 
-  /** Whether {@code e}, or what caused it, is PostgreSQL being unreachable (the security filters meet it first). */
+  /**
+   * Whether {@code e}, or what caused it, is PostgreSQL being unreachable (the security filters meet it first). A
+   * transaction whose connection dropped mid-request fails twice: its statement, then its rollback on the dead
+   * connection; Spring then throws the rollback's failure and keeps the statement's as its application exception.
+   */
   static boolean isDatabaseUnavailable(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessResourceException
-          || t instanceof CannotCreateTransactionException) {
+          || t instanceof CannotCreateTransactionException
+          || t instanceof SQLException sql && sql.getSQLState() != null
+              && sql.getSQLState().startsWith(CONNECTION_EXCEPTION_CLASS)) {
+        return true;
+      }
+      if (t instanceof TransactionSystemException failed && failed.getApplicationException() != null
+          && isDatabaseUnavailable(failed.getApplicationException())) {
         return true;
       }
     }
