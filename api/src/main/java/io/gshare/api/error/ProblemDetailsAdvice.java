@@ -178,7 +178,8 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
   @ExceptionHandler({DataAccessResourceFailureException.class, TransientDataAccessResourceException.class,
       CannotCreateTransactionException.class})
   static ResponseEntity<Object> databaseUnavailable(Throwable e) {
-    log.warn("database unavailable: {}", NestedExceptionUtils.getMostSpecificCause(e).getMessage());
+    Throwable cause = NestedExceptionUtils.getMostSpecificCause(e);
+    log.warn("database unavailable: {}", cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage());
     return problem(ProblemCode.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE, Map.of());
   }
 
