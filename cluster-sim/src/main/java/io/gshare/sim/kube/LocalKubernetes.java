@@ -1,0 +1,346 @@
+package io.gshare.sim.kube;
+
+import io.fabric8.kubernetes.api.model.ConfigBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kubernetes control plane on loopback, made of the binaries {@code hack/tools.sh} builds: etcd, the
+ * kube-apiserver (secure port, a CA and certificates made on the fly by {@link KubePki}, RBAC and Node
+ * authorization, the default admission plugins, a service-account issuer so that TokenRequest and bound tokens are
+ * real), the kube-controller-manager, the kube-scheduler and KWOK, which plays the kubelet of the nodes annotated
+ * {@value #KWOK_NODE_ANNOTATION}={@value #KWOK_NODE_VALUE}: they turn Ready, keep a lease, and run the pods bound
+ * to them. Nothing here answers an API call itself.
+ *
+ * <p>{@link #shared()} is one instance per JVM for tests that can share a cluster; {@link #start(Options)} one of
+ * their own. With a kept data directory, etcd's data, the PKI and the kubeconfigs outlive a restart.
+ */
+public final class LocalKubernetes implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(LocalKubernetes.class);
+
+  public static final String KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node";
+  public static final String KWOK_NODE_VALUE = "fake";
+  /** The admin's user name; it is in {@code system:masters}. */
+  public static final String ADMIN_USER = "gshare-admin";
+  /** The range Services take their cluster IPs from. */
+  static final String SERVICE_CIDR = "10.96.0.0/16";
+  static final String SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local";
+
+  /**
+   * @param dataDir where etcd's data, the PKI, kubeconfigs and logs are kept; null: a temporary directory deleted
+   *     on close
+   * @param tools the binaries
+   */
+  public record Options(Path dataDir, KubeTools tools) {
+    public static Options defaults() {
+      return new Options(null, KubeTools.locate());
+    }
+
+    public Options withDataDir(Path dir) {
+      return new Options(dir, tools);
+    }
+  }
+
+  private static LocalKubernetes shared;
+
+  private final Path dir;
+  private final boolean temporary;
+  private final KubeTools tools;
+  private final int apiPort;
+  private final List<ControlPlaneProcess> processes = new ArrayList<>();
+  private final Path adminKubeconfig;
+  private final KubePki pki;
+  private final KubePki.Pair adminCertificate;
+  private final Duration startup;
+
+  private LocalKubernetes(Options options) {
+    long started = System.nanoTime();
+    this.tools = options.tools();
+    this.temporary = options.dataDir() == null;
+    try {
+      this.dir = temporary ? Files.createTempDirectory("gshare-kube-") : Files.createDirectories(options.dataDir());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.pki = KubePki.in(dir.resolve("pki"));
+    this.apiPort = LoopbackPorts.free();
+    this.adminCertificate = pki.client("admin", ADMIN_USER, List.of("system:masters"));
+    this.adminKubeconfig = writeCertificateKubeconfig(dir.resolve("admin.kubeconfig"), ADMIN_USER, adminCertificate);
+    try {
+      startEtcdAndApiserver();
+      startControllers();
+    } catch (RuntimeException e) {
+      stopAll();
+      throw e;
+    }
+    this.startup = Duration.ofNanos(System.nanoTime() - started);
+    log.info("real Kubernetes {} on {} ready in {} ms (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, "
+        + "kwok; logs in {})", serverVersion(), url(), startup.toMillis(), dir.resolve("logs"));
+  }
+
+  public static LocalKubernetes start(Options options) {
+    return new LocalKubernetes(options);
+  }
+
+  /** One cluster for the whole JVM, started on first use and stopped when the JVM exits. */
+  public static synchronized LocalKubernetes shared() {
+    if (shared == null) {
+      LocalKubernetes started = start(Options.defaults());
+      Runtime.getRuntime().addShutdownHook(new Thread(started::close, "gshare-kube-stop"));
+      shared = started;
+    }
+    return shared;
+  }
+
+  private void startEtcdAndApiserver() {
+    int etcdPort = LoopbackPorts.free();
+    int peerPort = LoopbackPorts.free();
+    String etcdUrl = "http://127.0.0.1:" + etcdPort;
+    processes.add(ControlPlaneProcess.start("etcd", tools.binary("etcd"), List.of(
+        "--name=gshare", "--data-dir=" + dir.resolve("etcd"),
+        "--listen-client-urls=" + etcdUrl, "--advertise-client-urls=" + etcdUrl,
+        "--listen-peer-urls=http://127.0.0.1:" + peerPort,
+        "--initial-advertise-peer-urls=http://127.0.0.1:" + peerPort,
+        "--initial-cluster=gshare=http://127.0.0.1:" + peerPort,
+        "--log-level=warn",
+        // A test cluster's data is worth no fsync; a machine crash loses at most what the dev runtime re-seeds.
+        "--unsafe-no-fsync=true"), dir.resolve("logs")));
+    awaitHttp("etcd", etcdUrl + "/health", body -> body.contains("\"health\":\"true\""), Duration.ofSeconds(30));
+
+    KubePki.Pair serving = pki.serving("apiserver", List.of("localhost", "kubernetes", "kubernetes.default",
+        "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"), List.of("127.0.0.1", "10.96.0.1"));
+    KubePki.Pair serviceAccount = pki.serviceAccountKeys();
+    KubePki.Pair kubeletClient = pki.client("apiserver-kubelet-client", "kube-apiserver-kubelet-client",
+        List.of("system:masters"));
+    processes.add(ControlPlaneProcess.start("kube-apiserver", tools.binary("kube-apiserver"), List.of(
+        "--etcd-servers=" + etcdUrl,
+        "--bind-address=127.0.0.1", "--secure-port=" + apiPort,
+        // On loopback the apiserver refuses 127.0.0.1 as its advertised address unless it keeps no endpoints.
+        "--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
+        "--tls-cert-file=" + serving.certificate(), "--tls-private-key-file=" + serving.key(),
+        "--client-ca-file=" + pki.caCertificate(),
+        "--kubelet-client-certificate=" + kubeletClient.certificate(),
+        "--kubelet-client-key=" + kubeletClient.key(),
+        "--service-account-issuer=" + SERVICE_ACCOUNT_ISSUER,
+        "--service-account-key-file=" + serviceAccount.certificate(),
+        "--service-account-signing-key-file=" + serviceAccount.key(),
+        "--api-audiences=" + SERVICE_ACCOUNT_ISSUER,
+        "--authorization-mode=Node,RBAC",
+        "--service-cluster-ip-range=" + SERVICE_CIDR,
+        "--allow-privileged=true",
+        "--profiling=false",
+        "--v=1"), dir.resolve("logs")));
+    awaitReady();
+  }
+
+  private void startControllers() {
+    KubePki.Pair controllerManager = pki.client("controller-manager", "system:kube-controller-manager", List.of());
+    KubePki.Pair scheduler = pki.client("scheduler", "system:kube-scheduler", List.of());
+    KubePki.Pair kwok = pki.client("kwok", "kwok-controller", List.of("system:masters"));
+    processes.add(ControlPlaneProcess.start("kube-controller-manager", tools.binary("kube-controller-manager"), List.of(
+        "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("controller-manager.kubeconfig"),
+            "system:kube-controller-manager", controllerManager),
+        "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0",
+        "--use-service-account-credentials=true",
+        "--service-account-private-key-file=" + pki.serviceAccountKeys().key(),
+        "--root-ca-file=" + pki.caCertificate(),
+        "--cluster-signing-cert-file=" + pki.caCertificate(),
+        "--cluster-signing-key-file=" + dir.resolve("pki/ca.key"),
+        "--v=1"), dir.resolve("logs")));
+    processes.add(ControlPlaneProcess.start("kube-scheduler", tools.binary("kube-scheduler"), List.of(
+        "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("scheduler.kubeconfig"), "system:kube-scheduler",
+            scheduler),
+        "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0", "--v=1"), dir.resolve("logs")));
+    processes.add(ControlPlaneProcess.start("kwok", tools.binary("kwok"), List.of(
+        "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("kwok.kubeconfig"), "kwok-controller", kwok),
+        "--config=" + tools.kwokStages(),
+        "--manage-all-nodes=false",
+        "--manage-nodes-with-annotation-selector=" + KWOK_NODE_ANNOTATION + "=" + KWOK_NODE_VALUE,
+        "--node-ip=127.0.0.1",
+        "--cidr=10.244.0.0/16",
+        "--server-address=",
+        "--v=INFO"), dir.resolve("logs")));
+    // The ServiceAccount controller's default account is what every pod needs before it is admitted.
+    try (KubernetesClient client = newClient()) {
+      await("the controller-manager's default ServiceAccount", Duration.ofSeconds(60),
+          () -> client.serviceAccounts().inNamespace("default").withName("default").get() != null);
+    }
+  }
+
+  private void awaitReady() {
+    await("the apiserver's /readyz", Duration.ofSeconds(60), () -> {
+      try (KubernetesClient client = newClient()) {
+        return "ok".equals(client.raw(url() + "/readyz"));
+      } catch (RuntimeException notYet) {
+        return false;
+      }
+    });
+  }
+
+  /** The admin's kubeconfig (client certificate in {@code system:masters}), for kubectl and helm. */
+  public Path kubeconfig() {
+    return adminKubeconfig;
+  }
+
+  public String url() {
+    return "https://127.0.0.1:" + apiPort;
+  }
+
+  /** How long the control plane took to start, to ready and to the default ServiceAccount. */
+  public Duration startupTime() {
+    return startup;
+  }
+
+  public KubeTools tools() {
+    return tools;
+  }
+
+  /** Where the processes write their logs. */
+  public Path logDir() {
+    return dir.resolve("logs");
+  }
+
+  /** The cluster CA, PEM, as a kubeconfig's {@code certificate-authority-data} carries it (decoded). */
+  public String caCertificatePem() {
+    return pki.caCertificatePem();
+  }
+
+  /** An admin client (in {@code system:masters}). */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(read(adminKubeconfig))).build();
+  }
+
+  /** A client that authenticates with a bearer token only: a service account's bound token, say. */
+  public KubernetesClient clientForToken(String token) {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfigForToken(token))).build();
+  }
+
+  /** A kubeconfig that authenticates with {@code token}: what a service account's holder would use. */
+  public String kubeconfigForToken(String token) {
+    return kubeconfig("token-user", new io.fabric8.kubernetes.api.model.AuthInfoBuilder().withToken(token).build());
+  }
+
+  /** The apiserver's {@code gitVersion}: {@code v1.37.2}. */
+  public String serverVersion() {
+    try (KubernetesClient client = newClient()) {
+      return client.getKubernetesVersion().getGitVersion();
+    }
+  }
+
+  private Path writeCertificateKubeconfig(Path file, String user, KubePki.Pair certificate) {
+    String yaml = kubeconfig(user, new io.fabric8.kubernetes.api.model.AuthInfoBuilder()
+        .withClientCertificateData(base64(read(certificate.certificate())))
+        .withClientKeyData(base64(read(certificate.key()))).build());
+    try {
+      Files.writeString(file, yaml);
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return file;
+  }
+
+  private String kubeconfig(String user, io.fabric8.kubernetes.api.model.AuthInfo auth) {
+    var config = new ConfigBuilder()
+        .addNewCluster().withName("gshare-local").withNewCluster().withServer(url())
+        .withCertificateAuthorityData(base64(pki.caCertificatePem())).endCluster().endCluster()
+        .addNewUser().withName(user).withUser(auth).endUser()
+        .addNewContext().withName("gshare-local").withNewContext().withCluster("gshare-local").withUser(user)
+        .withNamespace("default").endContext().endContext()
+        .withCurrentContext("gshare-local")
+        .build();
+    return "# a local, real Kubernetes control plane started by gShare's tests or dev runtime (KWOK nodes, no hardware)\n"
+        + new KubernetesSerialization().asYaml(config);
+  }
+
+  private static String base64(String text) {
+    return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void awaitHttp(String what, String url, java.util.function.Predicate<String> ok, Duration timeout) {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    await(what, timeout, () -> {
+      try {
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        return answer.statusCode() == 200 && ok.test(answer.body());
+      } catch (IOException notYet) {
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    });
+  }
+
+  private void await(String what, Duration timeout, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      processes.forEach(ControlPlaneProcess::requireAlive);
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for " + what
+            + "; logs in " + logDir());
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted waiting for " + what, e);
+      }
+    }
+  }
+
+  /** Stops the processes in the reverse order: KWOK and the controllers, the apiserver, then etcd (else it hangs). */
+  private void stopAll() {
+    for (int i = processes.size() - 1; i >= 0; i--) {
+      processes.get(i).stop(10);
+    }
+    processes.clear();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (processes.isEmpty() && !Files.exists(dir)) {
+      return;
+    }
+    stopAll();
+    if (temporary) {
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException e) {
+        log.warn("could not delete {}: {}", dir, e.toString());
+      }
+    }
+    log.info("local Kubernetes at {} stopped", url());
+  }
+}
