@@ -103,7 +103,10 @@ public final class WorkerObjects {
             new PolicyRuleBuilder().withApiGroups("").withResources("pods/eviction").withVerbs("create").build(),
             new PolicyRuleBuilder().withApiGroups("").withResources("nodes/proxy").withVerbs("get", "create").build(),
             new PolicyRuleBuilder().withApiGroups("").withResources("pods", "services", "persistentvolumeclaims", "secrets",
-                "configmaps", "namespaces").withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
+                "configmaps").withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
+            // The sessions' namespace is applied (get, create, patch); never deleted: a worker deleting namespaces
+            // could take kube-system with it (WorkerRbacIT).
+            new PolicyRuleBuilder().withApiGroups("").withResources("namespaces").withVerbs("get", "create", "patch").build(),
             new PolicyRuleBuilder().withApiGroups("").withResources("pods/status", "events").withVerbs("get", "list", "watch").build(),
             new PolicyRuleBuilder().withApiGroups("networking.k8s.io").withResources("ingresses")
                 .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build(),
