@@ -18,7 +18,7 @@ dev: tools build ## build, then start gShare with everything embedded (Ctrl-C st
 cli: ## build the gshare CLI: cli/target/gshare-cli-exec.jar, run by cli/bin/gshare (put cli/bin on PATH); docs/cli.md
 	$(MVN) -q -DskipTests package -pl cli
 
-tools: ## install kubectl, helm, the Temporal CLI (its dev server and Web UI) and Prometheus into .tools/bin, and the pinned Redocly CLI into api/openapi-lint
+tools: ## install a real Kubernetes (built once per machine: apiserver, controller-manager, scheduler, kubectl, etcd, KWOK), helm, the Temporal CLI (its dev server and Web UI) and Prometheus into .tools/bin, and the pinned Redocly CLI into api/openapi-lint
 	hack/tools.sh
 
 test: tools test-java test-shell test-images test-e2e ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell, image configuration, the console in a browser
