@@ -36,16 +36,25 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   private final Duration watchSlice;
   /** How long a deleted pod may take to go (its grace period, 30 s by default, and some). */
   private final Duration deletionWait = Duration.ofSeconds(45);
+  /** How long HAMi may refuse a card as cordoned before the start gives up (its scheduler retries meanwhile). */
+  private final Duration cordonRefusalGrace;
   private KubernetesClient checkpointClient;
 
   /**
    * @param pollInterval the pause before reading again after a watch failed
    * @param watchSlice how long one watch waits before the activity heartbeats (well under its heartbeat timeout)
+   * @param cordonRefusalGrace how long a pod may stay refused with HAMi's {@code CardCordoned} before the start fails
    */
-  public SessionClusterActivitiesImpl(KubernetesClient client, Duration pollInterval, Duration watchSlice) {
+  public SessionClusterActivitiesImpl(KubernetesClient client, Duration pollInterval, Duration watchSlice,
+      Duration cordonRefusalGrace) {
     this.client = client;
     this.pollInterval = pollInterval;
     this.watchSlice = watchSlice;
+    this.cordonRefusalGrace = cordonRefusalGrace;
+  }
+
+  public SessionClusterActivitiesImpl(KubernetesClient client, Duration pollInterval, Duration watchSlice) {
+    this(client, pollInterval, watchSlice, Duration.ofSeconds(20));
   }
 
   public SessionClusterActivitiesImpl(KubernetesClient client) {
@@ -61,7 +70,11 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     }
     var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.name(session.sessionId()));
     if (current(resource, "Failed") == null) {
-      apply(SessionObjects.pod(session));
+      try {
+        apply(SessionObjects.pod(session));
+      } catch (KubernetesClientException refused) {
+        throw SchedulerRefusals.podRefused(refused).orElseThrow(() -> refused);
+      }
     }
     apply(SessionObjects.service(session));
     if (session.routeOrDefault().routing() == io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API) {
@@ -101,10 +114,21 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   public PodState awaitRunning(String sessionId) {
     String name = SessionObjects.name(sessionId);
     var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name);
+    long cordonRefusedSince = -1;
     while (true) {
       Pod pod = resource.get();
       if (pod == null) {
         throw new IllegalStateException("pod " + name + " does not exist");
+      }
+      var staleCordon = SchedulerRefusals.staleCordon(pod);
+      if (staleCordon.isEmpty()) {
+        cordonRefusedSince = -1;
+      } else if (cordonRefusedSince < 0) {
+        cordonRefusedSince = System.nanoTime();
+        log.info("pod {}: HAMi refuses a GPU as cordoned; failing in {} s unless it starts", name,
+            cordonRefusalGrace.toSeconds());
+      } else if (System.nanoTime() - cordonRefusedSince >= cordonRefusalGrace.toNanos()) {
+        throw ApplicationFailure.newNonRetryableFailure(staleCordon.get(), FailureTypes.CARD_CORDON_NOT_SEEN);
       }
       String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
       Activity.getExecutionContext().heartbeat(phase);
@@ -115,8 +139,13 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       if (runningAndReady(pod)) {
         return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName());
       }
-      watchSlice(resource, p -> finished(p) || runningAndReady(p));
+      watchSlice(resource, p -> finished(p) || runningAndReady(p),
+          cordonRefusedSince < 0 ? watchSlice : min(watchSlice, cordonRefusalGrace));
     }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   /**
@@ -159,8 +188,12 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
 
   /** Waits on a watch until {@code decided} holds or the slice ends (the caller heartbeats between slices). */
   private void watchSlice(PodResource resource, Predicate<Pod> decided) {
+    watchSlice(resource, decided, watchSlice);
+  }
+
+  private void watchSlice(PodResource resource, Predicate<Pod> decided, Duration slice) {
     try {
-      resource.waitUntilCondition(p -> p == null || decided.test(p), watchSlice.toMillis(), TimeUnit.MILLISECONDS);
+      resource.waitUntilCondition(p -> p == null || decided.test(p), slice.toMillis(), TimeUnit.MILLISECONDS);
     } catch (KubernetesClientTimeoutException stillPending) {
       // Nothing changed in this slice: heartbeat and watch again.
     } catch (KubernetesClientException watchFailed) {

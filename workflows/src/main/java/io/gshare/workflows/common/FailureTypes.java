@@ -9,6 +9,13 @@ public final class FailureTypes {
 
   /** The session's pod failed (OOMKilled, image pull, exit): waiting longer cannot help. */
   public static final String POD_FAILED = "pod_failed";
+  /**
+   * HAMi refuses a session's GPU as cordoned though gShare holds it uncordoned: HAMi reads its cordons only when it
+   * registers a node again, so only a restart of HAMi's scheduler lets the pod start. Waiting cannot help.
+   */
+  public static final String CARD_CORDON_NOT_SEEN = "card_cordon_not_seen";
+  /** The cluster refused the session's pod (RuntimeClass {@code nvidia} missing, say): trying again cannot help. */
+  public static final String POD_REFUSED = "pod_refused";
   /** A checkpoint cannot be taken (pod not running, no archive): pause cold instead. */
   public static final String CHECKPOINT_IMPOSSIBLE = "checkpoint_impossible";
   /** A resume that could not start its pod; the session is paused again. */
