@@ -227,6 +227,11 @@ public final class LocalKubernetes implements AutoCloseable {
     return pki.caCertificatePem();
   }
 
+  /** The cluster's PKI: stand-ins in this package sign their serving certificates with it. */
+  KubePki pki() {
+    return pki;
+  }
+
   /** An admin client (in {@code system:masters}). */
   public KubernetesClient newClient() {
     return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(read(adminKubeconfig))).build();
