@@ -3,9 +3,7 @@ package io.gshare.sim;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodList;
 import io.gshare.workflows.kube.Annotations;
 import java.io.IOException;
 import java.time.Clock;
@@ -27,27 +25,27 @@ import java.util.function.Predicate;
  * container and device). A GPU never set is idle (0 %, no Xid) and last ran a kernel when the simulator
  * started. Dropped nodes are left out, as their exporters do not answer.
  */
-final class GpuMetrics {
+public final class GpuMetrics {
 
   /** One GPU's values. */
   record Values(double util, int xid, Instant lastKernel) {}
 
-  private final ObjectStore store;
+  private final ClusterView cluster;
   private final Clock clock;
   private final Predicate<String> dropped;
   private final Instant started;
   private final Map<String, Values> byUuid = new ConcurrentHashMap<>();
   private final ObjectMapper json = new ObjectMapper();
 
-  GpuMetrics(ObjectStore store, Clock clock, Predicate<String> dropped) {
-    this.store = store;
+  public GpuMetrics(ClusterView cluster, Clock clock, Predicate<String> dropped) {
+    this.cluster = cluster;
     this.clock = clock;
     this.dropped = dropped;
     this.started = clock.instant();
   }
 
   /** Sets a GPU's utilization (percent, 0 to 100) and last Xid (0 for none); false for an unknown GPU. */
-  boolean set(String uuid, double util, int xid) {
+  public boolean set(String uuid, double util, int xid) {
     if (util < 0 || util > 100 || Double.isNaN(util) || xid < 0) {
       throw new IllegalArgumentException("util is a percentage from 0 to 100 and xid an integer >= 0");
     }
@@ -71,7 +69,7 @@ final class GpuMetrics {
 
   List<Gpu> gpus() {
     List<Gpu> gpus = new ArrayList<>();
-    for (Node node : store.list("/api/v1/nodes", NodeList.class).getItems()) {
+    for (Node node : cluster.nodes()) {
       Map<String, String> annotations = node.getMetadata().getAnnotations();
       String register = annotations == null ? null : annotations.get(Annotations.HAMI_NODE_REGISTER);
       if (register == null || register.isBlank()) {
@@ -91,7 +89,7 @@ final class GpuMetrics {
   }
 
   /** The DCGM exporter's {@code /metrics}, for every GPU of every answering node. */
-  String dcgm() {
+  public String dcgm() {
     StringBuilder out = new StringBuilder();
     List<Gpu> gpus = gpus().stream().filter(g -> !dropped.test(g.node())).toList();
     out.append("# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n");
@@ -119,7 +117,7 @@ final class GpuMetrics {
    * HAMi's vGPU monitor {@code /metrics}: per running pod that names its GPUs ({@code nvidia.com/use-gpuuuid})
    * and per container, each device's utilization ratio (0 to 1) and the seconds since it last ran a kernel.
    */
-  String hami() {
+  public String hami() {
     Map<String, Gpu> gpus = new java.util.HashMap<>();
     gpus().forEach(g -> gpus.put(g.uuid(), g));
     StringBuilder util = new StringBuilder(
@@ -129,7 +127,7 @@ final class GpuMetrics {
         "# HELP hami_container_last_kernel_elapsed_seconds Seconds since the container last launched a kernel\n"
             + "# TYPE hami_container_last_kernel_elapsed_seconds gauge\n");
     Instant now = clock.instant();
-    for (Pod pod : store.list("/api/v1/pods", PodList.class).getItems()) {
+    for (Pod pod : cluster.pods()) {
       Map<String, String> annotations = pod.getMetadata().getAnnotations();
       String uuids = annotations == null ? null : annotations.get(Annotations.HAMI_USE_GPU_UUID);
       if (uuids == null || pod.getStatus() == null || !"Running".equals(pod.getStatus().getPhase())

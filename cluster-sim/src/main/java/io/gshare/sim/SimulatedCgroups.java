@@ -3,7 +3,6 @@ package io.gshare.sim;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,16 +41,16 @@ import org.slf4j.LoggerFactory;
  * set to the load. Files are replaced by an atomic rename, so a reader never sees half a file. A pod that
  * leaves Running or is deleted has its directories removed at the next pass, as the kubelet removes them.
  */
-final class SimulatedCgroups implements AutoCloseable {
+public final class SimulatedCgroups implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(SimulatedCgroups.class);
 
   /** What a pod's containers do, together, per second. */
-  record Load(double cpuCores, long memoryBytes, double ioReadBytesPerSecond, double ioWriteBytesPerSecond) {
+  public record Load(double cpuCores, long memoryBytes, double ioReadBytesPerSecond, double ioWriteBytesPerSecond) {
 
     static final Load DEFAULT = new Load(0.5, 256L << 20, 1 << 20, 512 << 10);
 
-    Load {
+    public Load {
       if (!valid(cpuCores) || memoryBytes < 0 || !valid(ioReadBytesPerSecond) || !valid(ioWriteBytesPerSecond)) {
         throw new IllegalArgumentException("every load value must be finite and >= 0");
       }
@@ -90,7 +89,7 @@ final class SimulatedCgroups implements AutoCloseable {
     }
   }
 
-  private final ObjectStore store;
+  private final ClusterView cluster;
   private final Path root;
   private final boolean ownsRoot;
   private final ScheduledExecutorService loop;
@@ -100,8 +99,8 @@ final class SimulatedCgroups implements AutoCloseable {
   private final Map<String, Load> loads = new HashMap<>();
 
   /** {@code root} null: a fresh temporary directory, deleted on close. */
-  SimulatedCgroups(ObjectStore store, Path root) {
-    this.store = store;
+  public SimulatedCgroups(ClusterView cluster, Path root) {
+    this.cluster = cluster;
     try {
       this.ownsRoot = root == null;
       this.root = (root == null ? Files.createTempDirectory("gshare-sim-cgroup") : root).toAbsolutePath();
@@ -133,11 +132,11 @@ final class SimulatedCgroups implements AutoCloseable {
     }
   }
 
-  void start() {
+  public void start() {
     loop.scheduleAtFixedRate(this::tickQuietly, 0, 1, TimeUnit.SECONDS);
   }
 
-  Path root() {
+  public Path root() {
     return root;
   }
 
@@ -203,8 +202,8 @@ final class SimulatedCgroups implements AutoCloseable {
   }
 
   /** Sets a pod's load from the next pass on; false when the pod does not exist. */
-  synchronized boolean setLoad(String namespace, String name, Load load) {
-    Pod pod = store.get("/api/v1/namespaces/" + namespace + "/pods/" + name, Pod.class);
+  public synchronized boolean setLoad(String namespace, String name, Load load) {
+    Pod pod = cluster.pod(namespace, name);
     if (pod == null || pod.getMetadata().getUid() == null) {
       return false;
     }
@@ -214,7 +213,7 @@ final class SimulatedCgroups implements AutoCloseable {
 
   /** The pod's load; null when the pod does not exist. */
   synchronized Load load(String namespace, String name) {
-    Pod pod = store.get("/api/v1/namespaces/" + namespace + "/pods/" + name, Pod.class);
+    Pod pod = cluster.pod(namespace, name);
     return pod == null ? null : loads.getOrDefault(pod.getMetadata().getUid(), Load.DEFAULT);
   }
 
@@ -231,7 +230,7 @@ final class SimulatedCgroups implements AutoCloseable {
     long now = System.nanoTime();
     Set<String> existing = new HashSet<>();
     Set<String> running = new HashSet<>();
-    for (Pod pod : store.list("/api/v1/pods", PodList.class).getItems()) {
+    for (Pod pod : cluster.pods()) {
       String uid = pod.getMetadata().getUid();
       if (uid == null) {
         continue;

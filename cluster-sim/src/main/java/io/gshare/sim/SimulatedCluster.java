@@ -127,8 +127,8 @@ public final class SimulatedCluster implements AutoCloseable {
     this.serviceAccountTokens = new ServiceAccountTokens(clock);
     this.kubelet = new KubeletSimulator(store, clock, options.podStartDelay());
     this.storage = new StorageController(store, clock);
-    this.gpuMetrics = new GpuMetrics(store, clock, kubelet::isDropped);
-    this.cgroups = new SimulatedCgroups(store, options.cgroupRoot());
+    this.gpuMetrics = new GpuMetrics(ClusterView.of(store), clock, kubelet::isDropped);
+    this.cgroups = new SimulatedCgroups(ClusterView.of(store), options.cgroupRoot());
     admission.afterDelete(this::reconcileStorageQuietly);
     SimDispatcher front =
         new SimDispatcher(admission, serialization, seed.kubernetesVersion(), this::serverAddress, this);

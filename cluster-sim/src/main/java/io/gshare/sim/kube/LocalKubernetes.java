@@ -52,14 +52,20 @@ public final class LocalKubernetes implements AutoCloseable {
    * @param dataDir where etcd's data, the PKI, kubeconfigs and logs are kept; null: a temporary directory deleted
    *     on close
    * @param tools the binaries
+   * @param apiPort the apiserver's secure port on 127.0.0.1; 0 picks a free one
    */
-  public record Options(Path dataDir, KubeTools tools) {
+  public record Options(Path dataDir, KubeTools tools, int apiPort) {
     public static Options defaults() {
-      return new Options(null, KubeTools.locate());
+      return new Options(null, KubeTools.locate(), 0);
     }
 
     public Options withDataDir(Path dir) {
-      return new Options(dir, tools);
+      return new Options(dir, tools, apiPort);
+    }
+
+    /** The apiserver's port; 0 picks a free one. A kept port keeps the kubeconfigs given out before valid. */
+    public Options withApiPort(int port) {
+      return new Options(dataDir, tools, port);
     }
   }
 
@@ -85,7 +91,7 @@ public final class LocalKubernetes implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     this.pki = KubePki.in(dir.resolve("pki"));
-    this.apiPort = LoopbackPorts.free();
+    this.apiPort = options.apiPort() == 0 ? LoopbackPorts.free() : options.apiPort();
     this.adminCertificate = pki.client("admin", ADMIN_USER, List.of("system:masters"));
     this.adminKubeconfig = writeCertificateKubeconfig(dir.resolve("admin.kubeconfig"), ADMIN_USER, adminCertificate);
     try {
@@ -175,7 +181,7 @@ public final class LocalKubernetes implements AutoCloseable {
         "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0", "--v=1"), dir.resolve("logs")));
     processes.add(ControlPlaneProcess.start("kwok", tools.binary("kwok"), List.of(
         "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("kwok.kubeconfig"), "kwok-controller", kwok),
-        "--config=" + tools.kwokStages(),
+        "--config=" + kwokStages(),
         "--manage-all-nodes=false",
         "--manage-nodes-with-annotation-selector=" + KWOK_NODE_ANNOTATION + "=" + KWOK_NODE_VALUE,
         "--node-ip=127.0.0.1",
@@ -186,6 +192,18 @@ public final class LocalKubernetes implements AutoCloseable {
     try (KubernetesClient client = newClient()) {
       await("the controller-manager's default ServiceAccount", Duration.ofSeconds(60),
           () -> client.serviceAccounts().inNamespace("default").withName("default").get() != null);
+    }
+  }
+
+  /** KWOK's stages (from its module, installed by hack/tools.sh) followed by gShare's own (a classpath resource). */
+  private Path kwokStages() {
+    try (var extra = LocalKubernetes.class.getResourceAsStream("/kube/kwok-gshare-stages.yaml")) {
+      Path joined = dir.resolve("kwok-stages.yaml");
+      Files.writeString(joined, Files.readString(tools.kwokStages()) + "\n"
+          + new String(extra.readAllBytes(), StandardCharsets.UTF_8));
+      return joined;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

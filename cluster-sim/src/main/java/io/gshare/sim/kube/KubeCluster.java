@@ -1,0 +1,254 @@
+package io.gshare.sim.kube;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.sim.ClusterView;
+import io.gshare.sim.GpuMetrics;
+import io.gshare.sim.SimSeed;
+import io.gshare.sim.SimulatedCgroups;
+import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.kube.SimulatorInfo;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A GPU cluster for the dev runtime and the tests, on a real Kubernetes: {@link LocalKubernetes} (etcd, the
+ * apiserver, the controller-manager, the scheduler, KWOK as every node's kubelet), a seed's nodes as KWOK GPU nodes
+ * ({@link GpuNodes}), and, for what has no Kubernetes counterpart here, simulators over the real API, each labelled
+ * one: HAMi's scheduler ({@link HamiSchedulerStandIn}), the container runtime ({@link ContainerRuntimeStandIn}), the
+ * CSI driver's provisioner and resizer ({@link ClaimProvisionerStandIn}), the kubelet's stats summary and checkpoint
+ * API behind the apiserver's node proxy ({@link KubeletStandIn}), the DCGM exporter and HAMi's vGPU monitor
+ * ({@link GpuMetrics}, on a loopback HTTP port) and the containers' cgroup counters ({@link SimulatedCgroups}). Where
+ * those node-level parts are is published in the ConfigMap {@value SimulatorInfo#NAMESPACE}/{@value
+ * SimulatorInfo#CONFIG_MAP}.
+ */
+public final class KubeCluster implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(KubeCluster.class);
+
+  /**
+   * @param name part of the GPUs' uuids, so two clusters never share a card
+   * @param dataDir etcd's data, the PKI and the kubeconfigs; null: a temporary directory deleted on close
+   * @param apiPort the apiserver's port; 0 picks a free one
+   * @param cgroupRoot the simulated cgroup tree; null: a temporary directory
+   * @param tick how often the simulators look at the cluster
+   */
+  public record Options(String name, Path dataDir, int apiPort, Path cgroupRoot, Duration tick) {
+    public static Options defaults() {
+      return new Options("sim", null, 0, null, Duration.ofMillis(250));
+    }
+
+    public Options withName(String newName) {
+      return new Options(newName, dataDir, apiPort, cgroupRoot, tick);
+    }
+
+    public Options withDataDir(Path dir) {
+      return new Options(name, dir, apiPort, cgroupRoot, tick);
+    }
+
+    public Options withApiPort(int port) {
+      return new Options(name, dataDir, port, cgroupRoot, tick);
+    }
+
+    public Options withCgroupRoot(Path root) {
+      return new Options(name, dataDir, apiPort, root, tick);
+    }
+  }
+
+  private final String name;
+  private final SimSeed seed;
+  private final LocalKubernetes kubernetes;
+  private final KubernetesClient client;
+  private final GpuNodes nodes;
+  private final HamiSchedulerStandIn hami;
+  private final ContainerRuntimeStandIn runtime;
+  private final ClaimProvisionerStandIn storage;
+  private final KubeletStandIn kubelets;
+  private final GpuMetrics gpuMetrics;
+  private final SimulatedCgroups cgroups;
+  private final HttpServer exporters;
+  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+
+  private KubeCluster(SimSeed seed, Options options) {
+    this.name = options.name();
+    this.seed = seed;
+    try {
+      this.kubernetes = started(LocalKubernetes.start(LocalKubernetes.Options.defaults()
+          .withDataDir(options.dataDir()).withApiPort(options.apiPort())));
+      this.client = started(kubernetes.newClient());
+      this.nodes = new GpuNodes(client, name);
+      nodes.seed(seed, Duration.ofSeconds(60));
+      this.hami = started(HamiSchedulerStandIn.start(client, options.tick()));
+      this.runtime = started(ContainerRuntimeStandIn.start(client, options.tick()));
+      this.storage = started(ClaimProvisionerStandIn.start(client, options.tick()));
+      this.kubelets = started(KubeletStandIn.start(client, kubernetes, storage::usedBytes, options.tick()));
+      this.gpuMetrics = new GpuMetrics(ClusterView.of(client), Clock.systemUTC(), node -> false);
+      this.cgroups = started(new SimulatedCgroups(ClusterView.of(client), options.cgroupRoot()));
+      cgroups.start();
+      this.exporters = serve(Map.of("/dcgm/metrics", gpuMetrics::dcgm, "/hami/metrics", gpuMetrics::hami));
+      started(() -> exporters.stop(0));
+      publishInfo();
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    log.info("gShare GPU cluster {} on a real Kubernetes {} at {} (KWOK nodes, simulated GPUs, not real hardware)",
+        name, kubernetes.serverVersion(), kubernetes.url());
+  }
+
+  public static KubeCluster start(SimSeed seed, Options options) {
+    return new KubeCluster(seed, options);
+  }
+
+  private <T extends AutoCloseable> T started(T part) {
+    started.push(part);
+    return part;
+  }
+
+  /** The simulated exporters on a loopback port: each path answers Prometheus text made on each request. */
+  private static HttpServer serve(Map<String, Supplier<String>> paths) {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+      paths.forEach((path, body) -> server.createContext(path, exchange -> answer(exchange, body.get())));
+      server.start();
+      return server;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void answer(HttpExchange exchange, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    exchange.sendResponseHeaders(200, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private void publishInfo() {
+    client.resource(new ConfigMapBuilder().withNewMetadata().withName(SimulatorInfo.CONFIG_MAP)
+        .withNamespace(SimulatorInfo.NAMESPACE).addToLabels(LabelKeys.SIMULATED, LabelKeys.TRUE).endMetadata()
+        .addToData(SimulatorInfo.CGROUP_ROOT, cgroups.root().toString())
+        .addToData(SimulatorInfo.HAMI_MONITOR_URL, exporterUrl("/hami/metrics"))
+        .addToData(SimulatorInfo.DCGM_METRICS_URL, exporterUrl("/dcgm/metrics"))
+        .build()).fieldManager("gshare-simulator").forceConflicts().serverSideApply();
+  }
+
+  private String exporterUrl(String path) {
+    return "http://127.0.0.1:" + exporters.getAddress().getPort() + path;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public SimSeed seed() {
+    return seed;
+  }
+
+  /** The apiserver's URL. */
+  public String url() {
+    return kubernetes.url();
+  }
+
+  public LocalKubernetes kubernetes() {
+    return kubernetes;
+  }
+
+  /** An admin client for tests and tools; production code builds its own from the kubeconfig. */
+  public KubernetesClient newClient() {
+    return kubernetes.newClient();
+  }
+
+  /** Writes the admin's kubeconfig (for kubectl and for gShare's attach) to {@code file}; owner-only. */
+  public Path writeKubeconfig(Path file) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Files.writeString(file, Files.readString(kubernetes.kubeconfig()));
+    try {
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    } catch (UnsupportedOperationException ignored) {
+      // not a POSIX file system; nothing to tighten
+    }
+    return file;
+  }
+
+  /** The simulated DCGM exporter's metrics URL (every node's GPUs). */
+  public String dcgmMetricsUrl() {
+    return exporterUrl("/dcgm/metrics");
+  }
+
+  /** The simulated HAMi vGPU monitor's metrics URL. */
+  public String hamiMonitorUrl() {
+    return exporterUrl("/hami/metrics");
+  }
+
+  public Path cgroupRoot() {
+    return cgroups.root();
+  }
+
+  /** HAMi's scheduler stand-in ({@link HamiSchedulerStandIn#restart()} plays a restart of HAMi). */
+  public HamiSchedulerStandIn hami() {
+    return hami;
+  }
+
+  /** Adds a node as the bootstrap's join and label steps would; false when it exists. */
+  public boolean addNode(SimSeed.NodeSpec spec) {
+    return nodes.add(spec, seed.kubernetesVersion());
+  }
+
+  /** Sets a GPU's utilization (percent) and last Xid; false for an unknown GPU. */
+  public boolean setGpuMetrics(String uuid, double utilPercent, int xid) {
+    return gpuMetrics.set(uuid, utilPercent, xid);
+  }
+
+  /** Sets what a pod's containers do from the next second on; false when the pod does not exist. */
+  public boolean setPodLoad(String namespace, String pod, double cpuCores, long memoryBytes,
+      double ioReadBytesPerSecond, double ioWriteBytesPerSecond) {
+    return cgroups.setLoad(namespace, pod,
+        new SimulatedCgroups.Load(cpuCores, memoryBytes, ioReadBytesPerSecond, ioWriteBytesPerSecond));
+  }
+
+  /** The pod's containers exit with an error on the next pass. */
+  public void failPod(String namespace, String name, String reason) {
+    runtime.failPod(namespace, name, reason);
+  }
+
+  /** Sets the bytes in use the kubelet's stats summary reports for a claim's volume; false without the claim. */
+  public boolean setVolumeUsedBytes(String namespace, String claim, long bytes) {
+    return storage.setUsedBytes(namespace, claim, bytes);
+  }
+
+  /** How many checkpoints the stand-in kubelets took. */
+  public int checkpointsTaken() {
+    return kubelets.checkpointsTaken();
+  }
+
+  @Override
+  public void close() {
+    while (!started.isEmpty()) {
+      try {
+        started.pop().close();
+      } catch (Exception e) {
+        log.warn("stopping a part of cluster {} failed: {}", name, e.toString());
+      }
+    }
+  }
+}
