@@ -93,10 +93,11 @@ class SessionStartOnKubernetesIT {
 
     assertThat(state.phase()).isEqualTo("Running");
     assertThat(state.hostname()).isEqualTo(EXCLUSIVE);
-    Map<String, String> annotations = pod("ses_exclusive").getMetadata().getAnnotations();
-    assertThat(annotations).containsEntry(HamiSchedulerStandIn.VGPU_NODE, EXCLUSIVE)
+    // KWOK marks the pod Running on its own clock, so the stand-in's Allocate may land just after it.
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(pod("ses_exclusive").getMetadata()
+        .getAnnotations()).containsEntry(HamiSchedulerStandIn.VGPU_NODE, EXCLUSIVE)
         .containsEntry(HamiSchedulerStandIn.DEVICES_ALLOCATED, card + ",NVIDIA,81559,100:;")
-        .containsEntry(HamiSchedulerStandIn.BIND_PHASE, "success");
+        .containsEntry(HamiSchedulerStandIn.BIND_PHASE, "success"));
     await().atMost(Duration.ofSeconds(5)).until(() -> client.nodes().withName(EXCLUSIVE).get().getMetadata()
         .getAnnotations().get(HamiSchedulerStandIn.NODE_LOCK) == null);
   }
