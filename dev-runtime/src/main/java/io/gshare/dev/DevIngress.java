@@ -182,7 +182,7 @@ final class DevIngress implements AutoCloseable {
   }
 
   private static Optional<Pod> runningPod(DevRuntime.AttachedCluster cluster, String sessionId) {
-    try (KubernetesClient client = cluster.simulator().newClient()) {
+    try (KubernetesClient client = cluster.newClient()) {
       return client.pods().inAnyNamespace().withLabel(LabelKeys.SESSION_ID, sessionId).list().getItems().stream()
           .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
           .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))

@@ -54,17 +54,21 @@ public final class DevRuntimeMain {
     StringBuilder clusters = new StringBuilder();
     for (DevRuntime.AttachedCluster c : runtime.clusters()) {
       clusters.append("""
-           cluster        %s (%s): Kubernetes API %s (simulator)
+           cluster        %s (%s): %s at %s
                           sessions at %s/s/<id>/%s
                           kubeconfig %s
-          """.formatted(c.id(), c.name(), c.simulator().url(), runtime.sessionOrigin(c),
+          """.formatted(c.id(), c.name(), c.apiKind(), c.apiUrl(), runtime.sessionOrigin(c),
               runtime.hasIngress() ? " (nginx as its ingress)" : " (--no-ingress: they open nowhere)", c.kubeconfig()));
+      if (c.kube() != null) {
+        clusters.append("                kubectl --kubeconfig %s version   # Server Version: %s\n"
+            .formatted(c.kubeconfig(), c.kube().kubernetes().serverVersion()));
+      }
     }
     String first = runtime.clusters().get(0).id();
     return """
 
         ============================================================================
-         gShare dev runtime is up (SIMULATED GPU clusters: no real hardware)
+         gShare dev runtime is up (simulated GPUs on KWOK nodes: no real hardware)
         ----------------------------------------------------------------------------
          console        %s/   sign in: %s
                         (the embedded identity provider %s: type any user name, and in

@@ -46,7 +46,16 @@ public record DevRuntimeOptions(
     int ingressPort,
     Path nginx,
     boolean noIngress,
-    List<String> apiProperties) {
+    List<String> apiProperties,
+    Kubernetes kubernetes) {
+
+  /** What answers each GPU cluster's Kubernetes API. */
+  public enum Kubernetes {
+    /** A real control plane from hack/tools.sh (etcd, kube-apiserver, controller-manager, scheduler, KWOK). */
+    REAL,
+    /** The stand-in apiserver written here, kept until its fault controls move to a proxy before the real one. */
+    SIMULATOR
+  }
 
   public static final String USAGE = """
       usage: gshare-dev [options]      (make dev runs it after building)
@@ -63,7 +72,10 @@ public record DevRuntimeOptions(
         --temporal-cli FILE     the Temporal CLI that runs the dev server (env GSHARE_TEMPORAL_CLI;
                                 default .tools/bin/temporal, built by hack/tools.sh)
         --postgres-port N       the embedded PostgreSQL port (default 55432; 0 picks a free one)
-        --simulator-port N      the first simulated cluster's Kubernetes API (default 16443; the next ones follow)
+        --kubernetes KIND       real: each GPU cluster is a real Kubernetes (kube-apiserver, etcd, KWOK nodes; from
+                                make tools); simulator: the older stand-in apiserver (env GSHARE_DEV_KUBERNETES;
+                                default real)
+        --simulator-port N      the first cluster's Kubernetes API port (default 16443; the next ones follow)
         --clusters N            how many simulated clusters to attach, 1 to 9 (default 1; make dev CLUSTERS=2)
         --seed FILE             the simulated cluster's seed YAML (default: 8x H100, 4x A100, 1 CPU node)
         --api-jar FILE          default api/target/gshare-api.jar
@@ -117,7 +129,7 @@ public record DevRuntimeOptions(
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
         "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
-        "no-demo", "ingress-port", "nginx", "no-ingress");
+        "no-demo", "ingress-port", "nginx", "no-ingress", "kubernetes");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -162,6 +174,22 @@ public record DevRuntimeOptions(
     if (!noIngress && !nginx.toFile().canExecute()) {
       problems.add(nginx + " is not an executable nginx (run make tools, name one with --nginx, or start with --no-ingress)");
     }
+    String kind = flags.getOrDefault("kubernetes", env.getOrDefault("GSHARE_DEV_KUBERNETES", "real"));
+    Kubernetes kubernetes = switch (kind) {
+      case "real" -> Kubernetes.REAL;
+      case "simulator" -> Kubernetes.SIMULATOR;
+      default -> {
+        problems.add("--kubernetes '" + kind + "' is not real or simulator");
+        yield null;
+      }
+    };
+    if (kubernetes == Kubernetes.REAL) {
+      try {
+        io.gshare.sim.kube.KubeTools.locate();
+      } catch (IllegalStateException missing) {
+        problems.add(missing.getMessage() + "; or start with --kubernetes simulator");
+      }
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
@@ -170,7 +198,7 @@ public record DevRuntimeOptions(
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
-        ingressPort, nginx, noIngress, List.copyOf(apiProperties));
+        ingressPort, nginx, noIngress, List.copyOf(apiProperties), kubernetes);
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

@@ -129,4 +129,28 @@ class DevRuntimeOptionsTest {
         .hasMessageContaining("--api-property 'no-equals-sign' is not key=value");
     assertThat(DevRuntimeOptions.USAGE).contains("--api-property");
   }
+
+  @Test
+  void theClusterIsARealKubernetesUnlessTheStandInIsAskedFor() {
+    assertThat(DevRuntimeOptions.parse(args("--kubernetes", "simulator"), Map.of()).kubernetes())
+        .isEqualTo(DevRuntimeOptions.Kubernetes.SIMULATOR);
+    assertThat(DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_KUBERNETES", "simulator")).kubernetes())
+        .isEqualTo(DevRuntimeOptions.Kubernetes.SIMULATOR);
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--kubernetes", "kind"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--kubernetes 'kind' is not real or simulator");
+    // Under a directory with no .tools above it, the default (real) says how to get the binaries.
+    String before = System.getProperty("gshare.tools.dir");
+    System.setProperty("gshare.tools.dir", dir.resolve("no-tools").toString());
+    try {
+      assertThatThrownBy(() -> DevRuntimeOptions.parse(args(), Map.of()))
+          .hasMessageContaining("make tools").hasMessageContaining("--kubernetes simulator");
+    } finally {
+      if (before == null) {
+        System.clearProperty("gshare.tools.dir");
+      } else {
+        System.setProperty("gshare.tools.dir", before);
+      }
+    }
+  }
 }

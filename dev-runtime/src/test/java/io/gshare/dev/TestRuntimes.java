@@ -6,7 +6,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** A dev runtime for a test class: one simulated cluster, every port free, its logs under target/. */
+/** A dev runtime for a test class: one GPU cluster (a real Kubernetes unless said), every port free, its logs under target/. */
 public final class TestRuntimes {
 
   private TestRuntimes() {}
@@ -20,7 +20,21 @@ public final class TestRuntimes {
    * @param apiProperties {@code key=value} settings for the api ({@code --api-property})
    */
   public static DevRuntime start(String logDir, Path dataDir, String... apiProperties) throws IOException {
+    return start(DevRuntimeOptions.Kubernetes.REAL, logDir, dataDir, apiProperties);
+  }
+
+  /**
+   * A dev runtime whose cluster is the older stand-in apiserver: for the fault suite, whose API faults, dropped nodes
+   * and failed pulls are still the stand-in's controls.
+   */
+  public static DevRuntime startOnSimulator(String logDir, Path dataDir, String... apiProperties) throws IOException {
+    return start(DevRuntimeOptions.Kubernetes.SIMULATOR, logDir, dataDir, apiProperties);
+  }
+
+  private static DevRuntime start(DevRuntimeOptions.Kubernetes kubernetes, String logDir, Path dataDir,
+      String... apiProperties) throws IOException {
     java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
+        "--kubernetes", kubernetes.name().toLowerCase(java.util.Locale.ROOT),
         "--clusters", "1",
         "--http-port", String.valueOf(freePort()),
         "--management-port", String.valueOf(freePort()),

@@ -1,9 +1,11 @@
 package io.gshare.activities.control;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.workflows.cluster.AgentEnv;
+import io.gshare.workflows.kube.SimulatorInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -90,6 +92,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir.resolve("serviceaccount-token").toString());
     env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
     env.put("KUBERNETES_NAMESPACE", WorkerObjects.NAMESPACE);
+    trustClusterCa(cluster, dir, env);
     try {
       if (settings.logDir() == null) {
         builder.inheritIO();
@@ -118,11 +121,20 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     }
     String master = cluster.getConfiguration().getMasterUrl().replaceAll("/$", "");
     String cgroupRoot;
-    try {
-      cgroupRoot = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cluster.raw(master + "/sim/v1/info"))
-          .path("cgroupRoot").asText("");
-    } catch (RuntimeException | IOException e) {
-      cgroupRoot = "";
+    String hamiMonitorUrl;
+    ConfigMap info = simulatorInfo(cluster);
+    if (info != null && info.getData() != null) {
+      cgroupRoot = info.getData().getOrDefault(SimulatorInfo.CGROUP_ROOT, "");
+      hamiMonitorUrl = info.getData().getOrDefault(SimulatorInfo.HAMI_MONITOR_URL, "");
+    } else {
+      // The older stand-in apiserver says it under /sim/v1 on its own port.
+      hamiMonitorUrl = master + "/sim/v1/hami/metrics";
+      try {
+        cgroupRoot = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cluster.raw(master + "/sim/v1/info"))
+            .path("cgroupRoot").asText("");
+      } catch (RuntimeException | IOException e) {
+        cgroupRoot = "";
+      }
     }
     if (cgroupRoot.isBlank()) {
       log.info("cluster {} is not a simulator with a cgroup tree: no local usage agent", clusterId);
@@ -135,10 +147,11 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     env.put(AgentEnv.CONTROL_PLANE_URL.variable(), settings.controlPlaneUrl().get());
     env.put(AgentEnv.TOKEN_FILE.variable(), dir.resolve(WorkerObjects.TOKEN_KEY).toString());
     env.put(AgentEnv.CGROUP_ROOT.variable(), cgroupRoot);
-    env.put(AgentEnv.HAMI_MONITOR_URL.variable(), master + "/sim/v1/hami/metrics");
+    env.put(AgentEnv.HAMI_MONITOR_URL.variable(), hamiMonitorUrl);
     env.put("KUBERNETES_MASTER", cluster.getConfiguration().getMasterUrl());
     env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir.resolve("serviceaccount-token").toString());
     env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+    trustClusterCa(cluster, dir, env);
     try {
       if (settings.logDir() == null) {
         builder.inheritIO();
@@ -151,6 +164,39 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       return "; usage agent " + launch(agentKey(clusterId), builder).pid();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the usage agent from " + settings.jar(), e);
+    }
+  }
+
+  /** The simulator's ConfigMap saying where its node-level parts are; null on a cluster without one. */
+  private static ConfigMap simulatorInfo(KubernetesClient cluster) {
+    try {
+      return cluster.configMaps().inNamespace(SimulatorInfo.NAMESPACE).withName(SimulatorInfo.CONFIG_MAP).get();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The cluster's CA, written where the worker reads it, as the kubelet mounts {@code ca.crt} beside the token: a
+   * cluster whose apiserver has its own CA (every real one) is trusted through it and nothing else.
+   */
+  private static void trustClusterCa(KubernetesClient cluster, Path dir, Map<String, String> env) {
+    String data = cluster.getConfiguration().getCaCertData();
+    String file = cluster.getConfiguration().getCaCertFile();
+    try {
+      Path ca = dir.resolve("ca.crt");
+      if (data != null && !data.isBlank()) {
+        Files.createDirectories(dir);
+        Files.write(ca, Base64.getDecoder().decode(data.trim()));
+      } else if (file != null && !file.isBlank()) {
+        Files.createDirectories(dir);
+        Files.copy(Path.of(file), ca, StandardCopyOption.REPLACE_EXISTING);
+      } else {
+        return;
+      }
+      env.put("KUBERNETES_CERTS_CA_FILE", ca.toString());
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write the cluster's CA for its worker", e);
     }
   }
 

@@ -115,7 +115,7 @@ public final class SessionBench {
         api.call("POST", "/api/v1/credits/grants", admin, "{\"user_id\":\"" + user + "\",\"amount\":1000}");
         tokens.add(api.call("POST", "/api/v1/users/" + user + "/tokens", admin, "{}").get("token").asText());
       }
-      KubernetesClient k8s = runtime.clusters().get(0).simulator().newClient();
+      KubernetesClient k8s = runtime.clusters().get(0).newClient();
       WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
           WorkflowServiceStubsOptions.newBuilder().setTarget(runtime.temporalAddress()).build());
       WorkflowClient client = WorkflowClient.newInstance(stubs);

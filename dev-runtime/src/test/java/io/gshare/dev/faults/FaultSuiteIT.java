@@ -79,7 +79,7 @@ class FaultSuiteIT {
     dataDir = Files.createTempDirectory("gshare-faults-");
     // A deleted volume's grace of seconds, not a day: scenario 17 races its end.
     // Volume syncs every 10 s, not 5 min: scenario 8 watches a deleted claim be recorded.
-    runtime = TestRuntimes.start("fault-suite-logs", dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s",
+    runtime = TestRuntimes.startOnSimulator("fault-suite-logs", dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s",
         "gshare.cluster-worker.volume-sync-interval-seconds=10");
     invariants = new Invariants(runtime, SETTLE);
     admin = runtime.adminToken();

@@ -164,7 +164,7 @@ final class Invariants {
         settledSessions.add(rs.getString(1)), settle.toSeconds() + " seconds");
     Set<String> withPod = new HashSet<>();
     for (DevRuntime.AttachedCluster cluster : runtime.clusters()) {
-      try (KubernetesClient kube = cluster.simulator().newClient()) {
+      try (KubernetesClient kube = cluster.newClient()) {
         List<HasMetadata> objects = new ArrayList<>();
         objects.addAll(kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).list().getItems());
         objects.addAll(kube.services().inNamespace(KubeNames.SESSIONS_NAMESPACE).list().getItems());
@@ -199,7 +199,7 @@ final class Invariants {
     claims(db, out);
     // The worker's own Secret: every connected cluster's worker has its operator token.
     for (DevRuntime.AttachedCluster cluster : runtime.clusters()) {
-      try (KubernetesClient kube = cluster.simulator().newClient()) {
+      try (KubernetesClient kube = cluster.newClient()) {
         if (kube.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get() == null) {
           out.add(new Violation(Invariant.NO_ORPHANS, "cluster " + cluster.name() + " is attached but its Secret "
               + WorkerObjects.NAMESPACE + "/" + WorkerObjects.TOKEN_SECRET + " is gone"));
@@ -218,7 +218,7 @@ final class Invariants {
     query(db, "select id, status from volumes", rs -> volumeStatus.put(rs.getString(1), rs.getString(2)));
     for (DevRuntime.AttachedCluster cluster : runtime.clusters()) {
       Set<String> present = new HashSet<>();
-      try (KubernetesClient kube = cluster.simulator().newClient()) {
+      try (KubernetesClient kube = cluster.newClient()) {
         for (var claim : kube.persistentVolumeClaims().inNamespace(KubeNames.SESSIONS_NAMESPACE)
             .withLabel(LabelKeys.VOLUME_ID).list().getItems()) {
           String volume = claim.getMetadata().getLabels().get(LabelKeys.VOLUME_ID);
