@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.cluster.AgentEnv;
 import java.io.IOException;
 import java.net.URI;
@@ -47,18 +47,13 @@ class LiveUsageIT extends ApiIntegrationTest {
   @Test
   void theAgentsSamplesReachTheOwnersStreamEverySecondAndNobodyElses() throws Exception {
     AttachedSimulator attached = attachSimulator("live", "live-gpu-0", MODEL, 1, 24576);
-    SimulatedCluster sim = attached.sim();
+    KubeCluster sim = attached.sim();
     closing.add(sim);
     RunningSession running = startSession(MODEL);
     String session = running.id();
 
     // The pod works 1.5 cores; the agent must see it in the cgroup counters.
-    HttpResponse<String> load = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(sim.url()
-            + "/sim/v1/namespaces/gshare-sessions/pods/" + podName(session) + "/load"))
-        .header("Content-Type", "application/json")
-        .PUT(HttpRequest.BodyPublishers.ofString("{\"cpu_cores\":1.5,\"memory_bytes\":1073741824}")).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(load.statusCode()).as(load.body()).isEqualTo(200);
+    assertThat(sim.setPodLoad("gshare-sessions", podName(session), 1.5, 1073741824L, 0, 0)).isTrue();
     Process agent = startAgent(sim, attached.clusterId());
     closing.add(() -> {
       agent.destroy();
@@ -116,23 +111,25 @@ class LiveUsageIT extends ApiIntegrationTest {
     return io.gshare.activities.cluster.model.SessionObjects.name(sessionId);
   }
 
-  private Process startAgent(SimulatedCluster sim, String clusterId) throws IOException, InterruptedException {
-    String cgroupRoot = json.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(sim.url()
-        + "/sim/v1/info")).build(), HttpResponse.BodyHandlers.ofString()).body()).path("cgroupRoot").asText();
+  private Process startAgent(KubeCluster sim, String clusterId) throws IOException, InterruptedException {
+    String cgroupRoot = sim.cgroupRoot().toString();
     assertThat(Path.of(cgroupRoot)).isDirectory();
     Path dir = Files.createTempDirectory("live-usage-agent");
     Path token = Files.writeString(dir.resolve("internal-jwt"), operatorToken(clusterId));
-    Path kubeToken = Files.writeString(dir.resolve("serviceaccount-token"), "sim");
+    // The worker's own ServiceAccount token and the cluster's CA, as the local-process deployer wrote them for it.
+    Path workerDir = Path.of("target", "local-workers", clusterId).toAbsolutePath();
+    Path kubeToken = workerDir.resolve("serviceaccount-token");
     ProcessBuilder builder = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-Xmx128m",
         "-XX:TieredStopAtLevel=1", "-jar", Path.of("..", "cluster-worker", "target", "gshare-cluster-worker.jar")
             .toAbsolutePath().normalize().toString(), "agent");
     builder.environment().put(AgentEnv.CONTROL_PLANE_URL.variable(), "http://127.0.0.1:" + port);
     builder.environment().put(AgentEnv.TOKEN_FILE.variable(), token.toString());
     builder.environment().put(AgentEnv.CGROUP_ROOT.variable(), cgroupRoot);
-    builder.environment().put(AgentEnv.HAMI_MONITOR_URL.variable(), sim.url() + SimulatedCluster.HAMI_METRICS_PATH);
+    builder.environment().put(AgentEnv.HAMI_MONITOR_URL.variable(), sim.hamiMonitorUrl());
     builder.environment().put("KUBERNETES_MASTER", sim.url());
     builder.environment().put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", kubeToken.toString());
     builder.environment().put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+    builder.environment().put("KUBERNETES_CERTS_CA_FILE", workerDir.resolve("ca.crt").toString());
     Files.createDirectories(Path.of("target", "local-worker-logs"));
     builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
         Path.of("target", "local-worker-logs", "usage-agent-" + clusterId + ".log").toFile()));

@@ -9,12 +9,10 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import io.temporal.client.WorkflowClient;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,7 +66,7 @@ class MetricQueriesIT extends ApiIntegrationTest {
   void adminsAskNamedQueriesThroughTheClustersWorkerAndNothingElseCrossesTheApi() throws Exception {
     String admin = adminToken();
     AttachedSimulator attached = attachSimulator("metrics", "metrics-gpu-0", MODEL, 2, 46068);
-    SimulatedCluster sim = attached.sim();
+    KubeCluster sim = attached.sim();
     closing.add(sim);
     String clusterId = attached.clusterId();
 
@@ -77,7 +75,7 @@ class MetricQueriesIT extends ApiIntegrationTest {
     assertThat(none.statusCode()).as(none.body()).isEqualTo(409);
     assertThat(json.readTree(none.body()).path("detail").asText()).contains("prometheus_url");
 
-    PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.url() + SimulatedCluster.DCGM_METRICS_PATH));
+    PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.dcgmMetricsUrl()));
     closing.add(prometheus);
     ok(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin));
     JsonNode node = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0);
@@ -85,11 +83,7 @@ class MetricQueriesIT extends ApiIntegrationTest {
     List<String> uuids = new ArrayList<>();
     node.path("gpus").forEach(g -> uuids.add(g.path("uuid").asText()));
     assertThat(uuids).hasSize(2);
-    HttpResponse<String> set = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(sim.url() + "/sim/v1/gpus/" + uuids.get(0) + "/metrics"))
-        .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{\"util\":73,\"xid\":0}"))
-        .build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+    assertThat(sim.setGpuMetrics(uuids.get(0), 73, 0)).isTrue();
 
     // One card: its series reaches 73 %, the other card is not in it.
     String card = "/api/v1/metrics/gpu_utilization?gpu_uuid=" + uuids.get(0) + "&step=15s&start=" + since(Duration.ofMinutes(5));

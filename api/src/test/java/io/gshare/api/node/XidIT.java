@@ -9,11 +9,8 @@ import io.gshare.api.support.AlertReceiver;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,13 +38,8 @@ class XidIT extends ApiIntegrationTest {
     }
   }
 
-  private void setXid(SimulatedCluster sim, String uuid, int xid) throws Exception {
-    HttpResponse<String> set = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(sim.url() + "/sim/v1/gpus/" + uuid + "/metrics"))
-        .header("Content-Type", "application/json")
-        .PUT(HttpRequest.BodyPublishers.ofString("{\"util\":50,\"xid\":" + xid + "}")).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+  private void setXid(KubeCluster sim, String uuid, int xid) {
+    assertThat(sim.setGpuMetrics(uuid, 50, xid)).as(uuid).isTrue();
   }
 
   private boolean cordoned(String uuid) {
@@ -58,10 +50,10 @@ class XidIT extends ApiIntegrationTest {
   void aFatalXidCordonsTheCardPausesItsSessionAndAlertsOnceAndANodeLevelOneDrainsTheNode() throws Exception {
     String admin = adminToken();
     AttachedSimulator attached = attachSimulator("xid", "xid-gpu-0", MODEL, 2, 46068);
-    SimulatedCluster sim = attached.sim();
+    KubeCluster sim = attached.sim();
     closing.add(sim);
     String clusterId = attached.clusterId();
-    PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.url() + SimulatedCluster.DCGM_METRICS_PATH));
+    PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.dcgmMetricsUrl()));
     closing.add(prometheus);
     assertThat(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin)
         .statusCode()).isEqualTo(200);
@@ -125,7 +117,7 @@ class XidIT extends ApiIntegrationTest {
     String admin = adminToken();
     String model = "NVIDIA Hami " + NewTestIds.next("m");
     AttachedSimulator attached = attachSimulator("hami", "hami-gpu-0", model, 2, 46068);
-    SimulatedCluster sim = attached.sim();
+    KubeCluster sim = attached.sim();
     closing.add(sim);
     RunningSession running = startSession(model);
     String card = running.gpuUuid();

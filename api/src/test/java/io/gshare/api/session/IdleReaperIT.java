@@ -9,7 +9,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
 import io.gshare.core.credit.CreditLedger;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.client.schedules.ScheduleListDescription;
@@ -52,7 +52,7 @@ class IdleReaperIT extends ApiIntegrationTest {
     }
   }
 
-  private record Attached(SimulatedCluster sim, String clusterId) {}
+  private record Attached(KubeCluster sim, String clusterId) {}
 
   private Attached attach(String model, int gpus) throws Exception {
     AttachedSimulator attached = attachSimulator("idle", "idle-gpu-0", model, gpus, 46068);
@@ -131,7 +131,7 @@ class IdleReaperIT extends ApiIntegrationTest {
     Attached a = attach(MODEL_A, 3);
     Attached b = attach(MODEL_B, 1);
     PrometheusServer prometheus = PrometheusServer.scraping("dcgm",
-        URI.create(a.sim().url() + SimulatedCluster.DCGM_METRICS_PATH));
+        URI.create(a.sim().dcgmMetricsUrl()));
     closing.add(prometheus);
     HttpResponse<String> patched = send("PATCH", "/api/v1/clusters/" + a.clusterId(),
         "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin);

@@ -4,6 +4,7 @@ import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.user.UserService;
 import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -36,7 +37,7 @@ public abstract class ApiIntegrationTest {
 
   public static final String SIM_CLUSTER_ID = "clu_sim";
 
-  private static SimulatedCluster simulatedCluster;
+  private static KubeCluster simulatedCluster;
   private static InProcessClusterWorker clusterWorker;
   private static String jdbcUrl;
   private static Path keyDir;
@@ -48,9 +49,10 @@ public abstract class ApiIntegrationTest {
   @Autowired protected Tokens tokens;
   private final HttpClient http = HttpClient.newHttpClient();
 
-  protected static synchronized SimulatedCluster simulatedCluster() {
+  /** The GPU cluster (a real Kubernetes with the dev seed's KWOK nodes) whose worker activities this JVM hosts. */
+  protected static synchronized KubeCluster simulatedCluster() {
     if (simulatedCluster == null) {
-      simulatedCluster = SimulatedCluster.start(SimulatedCluster.defaultSeed(), SimulatedCluster.Options.defaults());
+      simulatedCluster = KubeCluster.start(SimulatedCluster.defaultSeed(), KubeCluster.Options.defaults());
       clusterWorker = new InProcessClusterWorker(TemporalDevServerSupport.address(), SIM_CLUSTER_ID, simulatedCluster);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         clusterWorker.close();
@@ -178,13 +180,16 @@ public abstract class ApiIntegrationTest {
     }
   }
 
-  /** A simulated cluster a test started and attached through the API (its own worker process), and its id. */
-  public record AttachedSimulator(SimulatedCluster sim, String clusterId) {}
+  /**
+   * A GPU cluster a test started (a real Kubernetes with KWOK nodes and simulated GPUs) and attached through the API
+   * (its own worker process), and its id.
+   */
+  public record AttachedSimulator(KubeCluster sim, String clusterId) {}
 
   /**
-   * Starts a simulator of one node {@code hostname} with {@code gpus} cards of {@code model} ({@code memoryMib}
+   * Starts a real Kubernetes of one KWOK node {@code hostname} with {@code gpus} cards of {@code model} ({@code memoryMib}
    * each, exclusive), registers it through the API with a session domain of this test, and waits until its attach
-   * completes. The caller closes the simulator.
+   * completes. The caller closes the cluster.
    */
   protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib)
       throws IOException {
@@ -195,9 +200,9 @@ public abstract class ApiIntegrationTest {
   /** {@link #attachSimulator(String, String, String, int, long)} with the cluster's session domain given. */
   protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib,
       String sessionDomain) throws IOException {
-    SimulatedCluster sim = SimulatedCluster.start(new io.gshare.sim.SimSeed("v1.36.0", java.util.List.of(
+    KubeCluster sim = KubeCluster.start(new io.gshare.sim.SimSeed("v1.37.2", java.util.List.of(
         new io.gshare.sim.SimSeed.NodeSpec(hostname, "exclusive", new io.gshare.sim.SimSeed.GpuSpec(model, gpus, memoryMib,
-            null), java.util.Map.of())), null), SimulatedCluster.Options.defaults().withName(NewTestIds.next(prefix)));
+            null), java.util.Map.of())), null), KubeCluster.Options.defaults().withName(NewTestIds.next(prefix)));
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile(prefix, ".kubeconfig")));
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
     HttpResponse<String> registered = post("/api/v1/clusters", json.writeValueAsString(java.util.Map.of(

@@ -3,7 +3,7 @@ package io.gshare.api.support;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.ClusterActivitiesImpl;
 import io.gshare.activities.system.WorkerPingActivitiesImpl;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.system.WorkerIdentity;
 import io.temporal.client.WorkflowClient;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A cluster-worker's wiring (the same activities on the same queue) inside the test JVM, against a
- * simulated cluster. The dev-runtime integration test runs the real cluster-worker process.
+ * real Kubernetes with KWOK nodes (simulated GPUs). The dev-runtime integration test runs the real cluster-worker process.
  */
 public final class InProcessClusterWorker implements AutoCloseable {
 
@@ -22,7 +22,7 @@ public final class InProcessClusterWorker implements AutoCloseable {
   private final WorkerFactory factory;
   private final KubernetesClient kubernetes;
 
-  public InProcessClusterWorker(String temporalAddress, String clusterId, SimulatedCluster cluster) {
+  public InProcessClusterWorker(String temporalAddress, String clusterId, KubeCluster cluster) {
     stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress).build());
     factory = WorkerFactory.newInstance(WorkflowClient.newInstance(stubs));
     kubernetes = cluster.newClient();
