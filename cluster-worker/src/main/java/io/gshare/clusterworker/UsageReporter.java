@@ -39,7 +39,7 @@ final class UsageReporter {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(UsageReporter.class);
   static final String DCGM_QUERY = "max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])";
   /** The cards whose last Xid is an error: the gauge holds the last code until the driver is reset. */
-  static final String XID_QUERY = "max by (UUID) (DCGM_FI_DEV_XID_ERRORS) > 0";
+  static final String XID_QUERY = "max by (UUID) (DCGM_FI_DEV_XID_ERRORS)";
   static final String HAMI_UTIL_QUERY =
       "max_over_time(hami_container_device_utilization_ratio{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
   static final String HAMI_KERNEL_QUERY =
@@ -166,8 +166,9 @@ final class UsageReporter {
   }
 
   /**
-   * Every card of the cluster whose last Xid is not 0 ({@code DCGM_FI_DEV_XID_ERRORS}, by its UUID): the control
-   * plane decides which codes are fatal. Reported every tick while the gauge holds, so a lost report repeats.
+   * Every card's last Xid ({@code DCGM_FI_DEV_XID_ERRORS}, by its UUID), 0 included: the gauge holds a code until
+   * the driver reloads, so the control plane acts on a change of it and a 0 tells it the card was cleared. Which
+   * codes are fatal is the control plane's call. Reported every tick, so a lost report repeats.
    */
   List<UsageReport.Xid> xids(String baseUrl) throws IOException, InterruptedException {
     Instant observedAt = clock.instant();
@@ -176,7 +177,7 @@ final class UsageReporter {
       String uuid = series.path("metric").path("UUID").asText(null);
       if (uuid != null && series.path("value").size() >= 2) {
         int code = (int) Double.parseDouble(series.path("value").get(1).asText());
-        if (code > 0) {
+        if (code >= 0) {
           byUuid.put(uuid, new UsageReport.Xid(uuid, code, observedAt));
         }
       }

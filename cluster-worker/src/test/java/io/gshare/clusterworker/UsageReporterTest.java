@@ -117,18 +117,20 @@ class UsageReporterTest {
   }
 
   @Test
-  void readsEveryCardsLastXidThatIsAnErrorByUuid() throws Exception {
+  void readsEveryCardsLastXidByUuidClearedOnesIncluded() throws Exception {
     java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
     HttpServer prometheus = fakePrometheus(asked, 200, query -> success("""
         {"metric":{"UUID":"GPU-aaa"},"value":[1700000000.1,"48"]},
         {"metric":{"UUID":"GPU-bbb"},"value":[1700000000.1,"79"]},
+        {"metric":{"UUID":"GPU-ccc"},"value":[1700000000.1,"0"]},
         {"metric":{},"value":[1700000000.1,"13"]}"""));
     try {
       UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
       List<UsageReport.Xid> xids = reporter.xids("http://127.0.0.1:" + prometheus.getAddress().getPort());
       assertThat(asked).containsExactly(UsageReporter.XID_QUERY);
       assertThat(xids).extracting(UsageReport.Xid::gpuUuid, UsageReport.Xid::code)
-          .containsExactly(org.assertj.core.groups.Tuple.tuple("GPU-aaa", 48), org.assertj.core.groups.Tuple.tuple("GPU-bbb", 79));
+          .containsExactly(org.assertj.core.groups.Tuple.tuple("GPU-aaa", 48), org.assertj.core.groups.Tuple.tuple("GPU-bbb", 79),
+              org.assertj.core.groups.Tuple.tuple("GPU-ccc", 0));
     } finally {
       prometheus.stop(0);
     }

@@ -7,6 +7,7 @@ import io.gshare.contract.internal.UsageReport;
 import io.gshare.core.alert.AlertName;
 import io.gshare.core.alert.Alerts;
 import io.gshare.core.node.GpuCordon;
+import io.gshare.core.node.GpuXids;
 import io.gshare.core.node.NodeQueries;
 import io.gshare.core.node.XidCatalogue;
 import io.gshare.core.session.SessionRepository;
@@ -16,9 +17,10 @@ import org.springframework.stereotype.Component;
 /**
  * Acts on the fatal Xid errors a cluster's worker reports (its dcgm-exporter's last Xid per card, through the
  * cluster's Prometheus, or a card HAMi's device plugin turned unhealthy). A card-level code cordons the card (and tells HAMi), and pauses the sessions on it with the
- * reason; a node-level code (79) drains the node in pause mode. Either raises the GpuXidFatal alert once. Reports
- * repeat while the card keeps its Xid, so each step is idempotent; an admin uncordons after the repair, which
- * resolves the alert.
+ * reason; a node-level code (79) drains the node in pause mode. Either raises the GpuXidFatal alert once. The
+ * exporter's gauge keeps the last code until the driver reloads and every report repeats it, so a code is acted on
+ * when it changes (a report that fails midway is rolled back and acted on again); an admin uncordons after the
+ * repair, which resolves the alert and is not undone by the same stale code.
  */
 @Component
 public class XidResponder {
@@ -30,8 +32,9 @@ public class XidResponder {
   private final SessionRepository sessions;
   private final SessionSignals signals;
   private final Access access;
+  private final GpuXids lastXids;
 
-  XidResponder(NodeQueries nodes, GpuCordon cordon, NodeDrainService drains, Alerts alerts, SessionRepository sessions,
+  XidResponder(GpuXids lastXids, NodeQueries nodes, GpuCordon cordon, NodeDrainService drains, Alerts alerts, SessionRepository sessions,
       SessionSignals signals, Access access) {
     this.nodes = nodes;
     this.cordon = cordon;
@@ -40,16 +43,20 @@ public class XidResponder {
     this.sessions = sessions;
     this.signals = signals;
     this.access = access;
+    this.lastXids = lastXids;
   }
 
   public void respond(Caller.Operator caller, List<UsageReport.Xid> xids) {
     for (UsageReport.Xid xid : xids) {
-      XidCatalogue.Fatal fatal = XidCatalogue.fatal(xid.code()).orElse(null);
-      NodeQueries.GpuLocation gpu = fatal == null ? null : nodes.gpu(xid.gpuUuid()).orElse(null);
+      NodeQueries.GpuLocation gpu = nodes.gpu(xid.gpuUuid()).orElse(null);
       if (gpu == null) {
-        continue; // not a code gShare acts on, or a card the inventory does not know (yet)
+        continue; // a card the inventory does not know (yet)
       }
       access.requireSameCluster(caller, "gpu", xid.gpuUuid(), gpu.clusterId());
+      XidCatalogue.Fatal fatal = XidCatalogue.fatal(xid.code()).orElse(null);
+      if (!lastXids.recordChanged(xid.gpuUuid(), xid.code()) || fatal == null) {
+        continue; // the code already acted on (or cleared), or not one gShare acts on
+      }
       fault(gpu, "GPU " + gpu.index() + " (" + gpu.uuid() + ") of node " + gpu.hostname() + " reported Xid "
           + xid.code() + " (" + fatal.meaning() + ")", fatal.reach() == XidCatalogue.Reach.NODE);
     }

@@ -15,8 +15,8 @@ import java.util.List;
  * GPU usage samples of sessions of a cluster, sent to {@link InternalPaths#USAGE}; answered with a
  * {@link UsageAnswer}.
  *
- * @param xids the cards of the cluster whose last Xid is not 0, as its dcgm-exporter reports them; absent from
- *     workers that predate it
+ * @param xids the cards' last Xid as the cluster's dcgm-exporter reports them (0: none since the driver loaded);
+ *     older workers sent the non-zero ones only
  */
 @WireJson
 public record UsageReport(@NotNull @Size(max = 50_000) @Valid List<Sample> samples,
