@@ -3,6 +3,10 @@ package io.gshare.sim;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +34,20 @@ public record SimSeed(String kubernetesVersion, List<NodeSpec> nodes, Addons add
     if (storageClasses.stream().map(StorageClassSpec::name).distinct().count() != storageClasses.size()) {
       throw new IllegalArgumentException("storage class names in a simulator seed must be unique");
     }
+  }
+
+  /** The dev seed, {@code sim/default-cluster.yaml} on the classpath (what the dev runtime and most tests start). */
+  public static SimSeed defaultSeed() {
+    try (InputStream in = SimSeed.class.getResourceAsStream("/sim/default-cluster.yaml")) {
+      return read(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A seed from its YAML. */
+  public static SimSeed read(InputStream yaml) {
+    return new KubernetesSerialization().unmarshal(yaml, SimSeed.class);
   }
 
   /** A seed without storage classes, as seeds were before the simulator had storage. */

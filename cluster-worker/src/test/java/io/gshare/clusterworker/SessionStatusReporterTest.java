@@ -5,36 +5,42 @@ import io.gshare.contract.internal.StatusReport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+/** The session status report, from a real apiserver's pods (the module's shared cluster) and from given pods. */
 class SessionStatusReporterTest {
+
+  private static final String NODE = "status-cpu-a";
 
   @Test
   void reportsEverySessionPodOfTheClusterAndNothingElse() {
-    SimSeed seed = new SimSeed("v1.36.0", List.of(new SimSeed.NodeSpec("cpu-a", "cpu", null, Map.of())), null);
-    try (SimulatedCluster cluster = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults());
-        KubernetesClient client = cluster.newClient()) {
-      client.resource(new NamespaceBuilder().withNewMetadata().withName("gshare-sessions").endMetadata().build()).create();
-      client.resource(pod("gshare-ses-a", Map.of("gshare.io/session-id", "ses_a"))).create();
+    SharedKubeCluster.addNodes(new SimSeed.NodeSpec(NODE, "cpu", null, Map.of()));
+    try (KubernetesClient client = SharedKubeCluster.get().newClient()) {
+      SharedKubeCluster.ensureNamespace(client, "gshare-sessions");
+      client.resource(pod("gshare-ses-st-a", Map.of("gshare.io/session-id", "ses_st_a"))).create();
       client.resource(pod("someone-elses", Map.of("app", "other"))).create();
-
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        StatusReport report = SessionStatusReporter.report(client);
-        assertThat(report.sessions()).singleElement().satisfies(s -> {
-          assertThat(s.sessionId()).isEqualTo("ses_a");
-          assertThat(s.phase()).isEqualTo("Running");
-          assertThat(s.node()).isEqualTo("cpu-a");
-          assertThat(s.podIp()).isNotBlank();
+      try {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+          StatusReport report = SessionStatusReporter.report(client);
+          // The namespace is the module's: other tests' sessions are reported too, never a pod that is none.
+          assertThat(report.sessions()).hasSize(client.pods().inNamespace("gshare-sessions")
+              .withLabel("gshare.io/session-id").list().getItems().size());
+          assertThat(report.sessions()).filteredOn(s -> "ses_st_a".equals(s.sessionId())).singleElement().satisfies(s -> {
+            assertThat(s.phase()).isEqualTo("Running");
+            assertThat(s.node()).isEqualTo(NODE);
+            assertThat(s.podIp()).isNotBlank();
+          });
         });
-      });
+      } finally {
+        client.pods().inNamespace("gshare-sessions").withName("gshare-ses-st-a").withGracePeriod(0).delete();
+        client.pods().inNamespace("gshare-sessions").withName("someone-elses").withGracePeriod(0).delete();
+      }
     }
   }
 
@@ -62,7 +68,7 @@ class SessionStatusReporterTest {
 
   private static io.fabric8.kubernetes.api.model.Pod pod(String name, Map<String, String> labels) {
     return new PodBuilder().withNewMetadata().withName(name).withNamespace("gshare-sessions").withLabels(labels).endMetadata()
-        .withNewSpec().withNodeName("cpu-a").addNewContainer().withName("session").withImage("registry.example.com/x:1")
+        .withNewSpec().withNodeName(NODE).addNewContainer().withName("session").withImage("registry.example.com/x:1")
         .endContainer().endSpec().build();
   }
 }

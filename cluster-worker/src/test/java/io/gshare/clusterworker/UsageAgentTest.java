@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,7 +11,7 @@ import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.LiveUsage;
 import io.gshare.sim.SimObjects;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -38,15 +37,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The agent end to end in-process: a simulated cluster's session pods, a cgroup tree for them in a temporary directory
- * (laid out as a node's kubelet would, by the pods' uids and container ids) whose counters keep growing, and local
- * HTTP servers standing in for the control plane and for HAMi's monitor.
+ * The agent end to end in-process: session pods on a real cluster (the module's shared {@link KubeCluster}, this
+ * test's own two nodes; the runtime stand-in names their containers), a cgroup tree for them in a temporary directory
+ * (laid out as a node's kubelet would, by the pods' uids and container ids, with both cgroup drivers' layouts) whose
+ * counters keep growing every 50 ms, and local HTTP servers standing in for the control plane and for HAMi's monitor.
  */
 class UsageAgentTest {
 
-  private static final String CLUSTER = "agent";
+  private static final String GPU_NODE = "agent-gpu-a";
+  private static final String CPU_NODE = "agent-cpu-b";
   private static final Duration INTERVAL = Duration.ofMillis(200);
-  private static SimulatedCluster cluster;
+  private static KubeCluster cluster;
   private static KubernetesClient client;
   private static Pod onGpuNode;
   private static Pod onCpuNode;
@@ -60,27 +61,31 @@ class UsageAgentTest {
 
   @BeforeAll
   static void startCluster() {
-    SimSeed seed = new SimSeed("v1.36.0", List.of(
-        new SimSeed.NodeSpec("gpu-a", "fractional", new SimSeed.GpuSpec("NVIDIA A100-SXM4-40GB", 2, 40960, 10), Map.of()),
-        new SimSeed.NodeSpec("cpu-b", "cpu", null, Map.of())), null);
-    cluster = SimulatedCluster.start(seed, new SimulatedCluster.Options(CLUSTER, "127.0.0.1", 0, Duration.ofMillis(50),
-        Duration.ofMillis(100)));
+    cluster = SharedKubeCluster.get();
+    SharedKubeCluster.addNodes(
+        new SimSeed.NodeSpec(GPU_NODE, "fractional", new SimSeed.GpuSpec("NVIDIA A100-SXM4-40GB", 2, 40960, 10), Map.of()),
+        new SimSeed.NodeSpec(CPU_NODE, "cpu", null, Map.of()));
     client = cluster.newClient();
-    gpu = SimObjects.gpuUuid(CLUSTER, "gpu-a", 0);
-    client.resource(new NamespaceBuilder().withNewMetadata().withName("gshare-sessions").endMetadata().build()).create();
-    client.resource(pod("gshare-ses-a", "gpu-a", Map.of("gshare.io/session-id", "ses_a"))).create();
-    client.resource(pod("gshare-ses-b", "cpu-b", Map.of("gshare.io/session-id", "ses_b"))).create();
-    client.resource(pod("not-a-session", "gpu-a", Map.of("app", "other"))).create();
-    await().atMost(Duration.ofSeconds(20)).until(() -> client.pods().inNamespace("gshare-sessions").list().getItems()
-        .stream().filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())).count() == 3);
+    gpu = SimObjects.gpuUuid(SharedKubeCluster.NAME, GPU_NODE, 0);
+    SharedKubeCluster.ensureNamespace(client, "gshare-sessions");
+    client.resource(pod("gshare-ses-a", GPU_NODE, Map.of("gshare.io/session-id", "ses_a"))).create();
+    client.resource(pod("gshare-ses-b", CPU_NODE, Map.of("gshare.io/session-id", "ses_b"))).create();
+    client.resource(pod("not-a-session", GPU_NODE, Map.of("app", "other"))).create();
+    // Running, and named by the runtime stand-in (a containerd id), which the cgroup paths below need.
+    await().atMost(Duration.ofSeconds(30)).until(() -> OURS.stream().map(name -> client.pods()
+        .inNamespace("gshare-sessions").withName(name).get()).allMatch(p -> p.getStatus() != null
+            && "Running".equals(p.getStatus().getPhase()) && p.getStatus().getContainerStatuses() != null
+            && p.getStatus().getContainerStatuses().get(0).getContainerID() != null));
     onGpuNode = client.pods().inNamespace("gshare-sessions").withName("gshare-ses-a").get();
     onCpuNode = client.pods().inNamespace("gshare-sessions").withName("gshare-ses-b").get();
   }
 
+  private static final List<String> OURS = List.of("gshare-ses-a", "gshare-ses-b", "not-a-session");
+
   @AfterAll
   static void stopCluster() {
+    OURS.forEach(name -> client.pods().inNamespace("gshare-sessions").withName(name).withGracePeriod(0).delete());
     client.close();
-    cluster.close();
   }
 
   @BeforeEach
@@ -104,8 +109,10 @@ class UsageAgentTest {
   }
 
   @AfterEach
-  void tearDown() {
+  void tearDown() throws InterruptedException {
     busy.shutdownNow();
+    // A write still running would recreate directories while JUnit deletes the temporary tree.
+    assertThat(busy.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     controlPlane.close();
   }
 
@@ -120,26 +127,35 @@ class UsageAgentTest {
         hami_container_device_utilization_ratio{namespace="gshare-sessions",pod="gshare-ses-a",container="session",vdevice_index="0",device_uuid="GPU-1"} 0.25
         hami_container_device_utilization_ratio{namespace="gshare-sessions",pod="gshare-ses-a",container="session",vdevice_index="1",device_uuid="GPU-2"} 0.625
         """);
-    try (AutoCloseable agent = UsageAgent.start(config("gpu-a", "http://127.0.0.1:" + hami.getAddress().getPort()
+    try (AutoCloseable agent = UsageAgent.start(config(GPU_NODE, "http://127.0.0.1:" + hami.getAddress().getPort()
         + "/metrics"), client, INTERVAL)) {
       await().atMost(Duration.ofSeconds(10)).until(() -> !controlPlane.samples("ses_a").isEmpty());
       int before = controlPlane.posts.size();
       Thread.sleep(2_000);
       int posts = controlPlane.posts.size() - before;
-      // 2 s at 200 ms: about 10 (a fixed delay after each tick, so a little less)
-      assertThat(posts).isBetween(5, 11);
+      // 2 s at 200 ms: about 10, fewer on a busy machine (a fixed delay after each tick, whose pod list goes to a
+      // real apiserver), never more
+      assertThat(posts).isBetween(3, 11);
 
       assertThat(controlPlane.posts).allSatisfy(post -> {
-        assertThat(post.usage().node()).isEqualTo("gpu-a");
+        assertThat(post.usage().node()).isEqualTo(GPU_NODE);
         assertThat(post.authorization()).isEqualTo("Bearer header.payload.signature");
         // ses_b runs on another node; not-a-session is no session
         assertThat(post.usage().samples()).extracting(LiveUsage.SessionSample::sessionId).containsExactly("ses_a");
       });
+      // Half a core written every 50 ms at a fixed rate (late writes catch up): one sample may see a late write on
+      // a busy machine, their mean is about half a core.
+      assertThat(controlPlane.samples("ses_a").stream().mapToDouble(LiveUsage.SessionSample::cpuCores).average()
+          .orElseThrow()).isBetween(0.25, 1.0);
+      assertThat(controlPlane.samples("ses_a").stream().mapToDouble(LiveUsage.SessionSample::ioReadBytesPerSecond)
+          .average().orElseThrow()).isPositive();
+      assertThat(controlPlane.samples("ses_a").stream().mapToDouble(LiveUsage.SessionSample::ioWriteBytesPerSecond)
+          .average().orElseThrow()).isPositive();
       assertThat(controlPlane.samples("ses_a")).allSatisfy(s -> {
-        assertThat(s.cpuCores()).isBetween(0.1, 2.0);
+        assertThat(s.cpuCores()).isBetween(0.0, 5.0);
         assertThat(s.memoryBytes()).isEqualTo(256L << 20);
-        assertThat(s.ioReadBytesPerSecond()).isPositive();
-        assertThat(s.ioWriteBytesPerSecond()).isPositive();
+        assertThat(s.ioReadBytesPerSecond()).isNotNegative();
+        assertThat(s.ioWriteBytesPerSecond()).isNotNegative();
         assertThat(s.gpuMemoryBytes()).isEqualTo((1L << 30) + (1L << 29));
         assertThat(s.gpuUtilPercent()).isEqualTo(62.5);
       });
@@ -154,14 +170,15 @@ class UsageAgentTest {
 
   @Test
   void withoutANodeNameEveryNodesSessionsArePostedPerNode() throws Exception {
-    cluster.setGpuMetrics(gpu, 40, 0);
-    try (AutoCloseable agent = UsageAgent.start(config(null, cluster.url() + SimulatedCluster.HAMI_METRICS_PATH), client,
-        INTERVAL)) {
+    assertThat(cluster.setGpuMetrics(gpu, 40, 0)).isTrue();
+    try (AutoCloseable agent = UsageAgent.start(config(null, cluster.hamiMonitorUrl()), client, INTERVAL)) {
       await().atMost(Duration.ofSeconds(10)).until(() -> !controlPlane.samples("ses_a").isEmpty()
           && !controlPlane.samples("ses_b").isEmpty());
     }
-    assertThat(controlPlane.posts).allSatisfy(post -> assertThat(post.usage().samples())
-        .extracting(LiveUsage.SessionSample::sessionId).containsExactly(post.usage().node().equals("gpu-a") ? "ses_a" : "ses_b"));
+    // Other tests' sessions on other nodes of the shared cluster may be posted too: this test's two nodes here.
+    assertThat(controlPlane.posts).filteredOn(post -> List.of(GPU_NODE, CPU_NODE).contains(post.usage().node()))
+        .isNotEmpty().allSatisfy(post -> assertThat(post.usage().samples())
+        .extracting(LiveUsage.SessionSample::sessionId).containsExactly(post.usage().node().equals(GPU_NODE) ? "ses_a" : "ses_b"));
     // The simulator's monitor serves HAMi's utilization ratio (0 to 1), and no memory series.
     assertThat(controlPlane.samples("ses_a")).allSatisfy(s -> {
       assertThat(s.gpuUtilPercent()).isEqualTo(40.0);
@@ -181,7 +198,7 @@ class UsageAgentTest {
     try (ServerSocket socket = new ServerSocket(0)) {
       closed = socket.getLocalPort();
     }
-    try (AutoCloseable agent = UsageAgent.start(config("gpu-a", "http://127.0.0.1:" + closed + "/metrics"), client,
+    try (AutoCloseable agent = UsageAgent.start(config(GPU_NODE, "http://127.0.0.1:" + closed + "/metrics"), client,
         INTERVAL)) {
       await().atMost(Duration.ofSeconds(10)).until(() -> controlPlane.samples("ses_a").size() >= 3);
     }
@@ -195,7 +212,7 @@ class UsageAgentTest {
   @Test
   void aControlPlaneErrorDropsThatPostAndTheLoopGoesOn() throws Exception {
     controlPlane.status.set(500);
-    try (AutoCloseable agent = UsageAgent.start(config("gpu-a", null), client, INTERVAL)) {
+    try (AutoCloseable agent = UsageAgent.start(config(GPU_NODE, null), client, INTERVAL)) {
       await().atMost(Duration.ofSeconds(10)).until(() -> controlPlane.posts.size() >= 3);
       controlPlane.status.set(200);
       int refused = controlPlane.posts.size();
@@ -211,14 +228,14 @@ class UsageAgentTest {
 
   private static Pod pod(String name, String node, Map<String, String> labels) {
     return new PodBuilder().withNewMetadata().withName(name).withNamespace("gshare-sessions").withLabels(labels)
-        .addToAnnotations(node.equals("gpu-a") ? Map.of("nvidia.com/use-gpuuuid", gpu) : Map.of()).endMetadata()
+        .addToAnnotations(node.equals(GPU_NODE) ? Map.of("nvidia.com/use-gpuuuid", gpu) : Map.of()).endMetadata()
         .withNewSpec().withNodeName(node).addNewContainer().withName("session").withImage("registry.example.com/x:1")
         .endContainer().endSpec().build();
   }
 
   private static String containerId(Pod pod) {
     String id = pod.getStatus().getContainerStatuses().get(0).getContainerID();
-    assertThat(id).as("the simulator names its containers as a runtime does").contains("://");
+    assertThat(id).as("the runtime stand-in names its containers as a runtime does").contains("://");
     return CgroupSampler.containerId(id);
   }
 

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.contract.internal.UsageReport;
 import io.gshare.sim.SimObjects;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -20,23 +20,26 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The worker's activity measurement against the simulator's HAMi monitor and a Prometheus query API. */
+/**
+ * The worker's activity measurement against the simulated HAMi monitor of a real cluster (the module's shared
+ * {@link KubeCluster}: its session pods on the seed's node sim-a100-0) and a Prometheus query API.
+ */
 class UsageReporterTest {
 
-  private static SimulatedCluster cluster;
+  private static KubeCluster cluster;
   private static KubernetesClient client;
 
   @BeforeAll
   static void start() {
-    cluster = SimulatedCluster.start(SimulatedCluster.defaultSeed(),
-        new SimulatedCluster.Options("usage", "127.0.0.1", 0, Duration.ofMillis(50), Duration.ofMillis(100)));
+    cluster = SharedKubeCluster.get();
     client = cluster.newClient();
   }
 
   @AfterAll
   static void stop() {
+    client.pods().inNamespace("gshare-sessions").withLabel("gshare.io/session-id").list().getItems().stream()
+        .filter(p -> p.getMetadata().getName().startsWith("sess-")).forEach(p -> client.resource(p).withGracePeriod(0).delete());
     client.close();
-    cluster.close();
   }
 
   @Test
@@ -56,18 +59,20 @@ class UsageReporterTest {
 
   @Test
   void readsTheHamiMonitorBySessionPod() throws Exception {
-    String busy = SimObjects.gpuUuid("usage", "sim-a100-0", 0);
-    String idle = SimObjects.gpuUuid("usage", "sim-a100-0", 1);
-    client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-        .withName("gshare-sessions").endMetadata().build()).createOr(n -> n.update());
+    String busy = SimObjects.gpuUuid(SharedKubeCluster.NAME, "sim-a100-0", 0);
+    String idle = SimObjects.gpuUuid(SharedKubeCluster.NAME, "sim-a100-0", 1);
+    SharedKubeCluster.ensureNamespace(client, "gshare-sessions");
     Pod a = client.pods().inNamespace("gshare-sessions").resource(sessionPod("s-busy", "sess-busy", busy)).create();
     Pod b = client.pods().inNamespace("gshare-sessions").resource(sessionPod("s-idle", "sess-idle", idle)).create();
-    cluster.setGpuMetrics(busy, 40, 0);
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace("gshare-sessions").list().getItems()
-        .stream().filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())).count() >= 2);
+    assertThat(cluster.setGpuMetrics(busy, 40, 0)).isTrue();
+    // The monitor serves a pod's series once it runs.
+    await().atMost(Duration.ofSeconds(30)).until(() -> List.of("sess-busy", "sess-idle").stream().allMatch(name -> {
+      Pod pod = client.pods().inNamespace("gshare-sessions").withName(name).get();
+      return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+    }));
 
     UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
-    reporter.useSources(null, cluster.url() + SimulatedCluster.HAMI_METRICS_PATH);
+    reporter.useSources(null, cluster.hamiMonitorUrl());
     List<UsageReport.Sample> samples = reporter.measure(List.of(a, b));
 
     assertThat(samples).extracting(UsageReport.Sample::sessionId).containsExactlyInAnyOrder("s-busy", "s-idle");

@@ -56,7 +56,8 @@ public final class DevRuntime implements AutoCloseable {
 
     /** What answers that API, in the banner's words. */
     public String apiKind() {
-      return kube != null ? "Kubernetes " + kube.kubernetes().serverVersion() + " (KWOK nodes, simulated GPUs)"
+      return kube != null ? "Kubernetes " + kube.kubernetes().serverVersion() + " (KWOK nodes, simulated GPUs"
+          + (kube.faultProxy() != null ? "; behind the fault proxy)" : ")")
           : "a Kubernetes API stand-in (simulator)";
     }
   }
@@ -219,9 +220,10 @@ public final class DevRuntime implements AutoCloseable {
       if (options.kubernetes() == DevRuntimeOptions.Kubernetes.REAL) {
         // Its own directory in the data directory: etcd's data, the CA and the kubeconfig outlive a restart, and the
         // fixed port keeps the kubeconfig the api holds valid.
-        kube = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(name)
+        KubeCluster.Options kubeOptions = KubeCluster.Options.defaults().withName(name)
             .withDataDir(dataDir.resolve("kubernetes").resolve(name)).withApiPort(port)
-            .withCgroupRoot(dataDir.resolve("cgroups").resolve(name)));
+            .withCgroupRoot(dataDir.resolve("cgroups").resolve(name));
+        kube = KubeCluster.start(seed, options.faultProxy() ? kubeOptions.withFaultProxy() : kubeOptions);
         started.push(kube);
         kubeconfig = kube.writeKubeconfig(dataDir.resolve(name + ".kubeconfig"));
       } else {

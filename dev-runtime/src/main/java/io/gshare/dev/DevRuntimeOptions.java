@@ -22,6 +22,8 @@ import java.util.Map;
  * @param noIngress run no ingress: session URLs are then {@code https://<domain>/...} and open nowhere
  * @param apiProperties {@code key=value} settings passed to the api after the dev runtime's own, which they override
  *     (a test's short volume grace, say)
+ * @param faultProxy each real cluster's API served through a fault-injecting proxy
+ *     ({@link io.gshare.sim.kube.FaultProxy}), for the fault suite
  */
 public record DevRuntimeOptions(
     Path dataDir,
@@ -47,7 +49,8 @@ public record DevRuntimeOptions(
     Path nginx,
     boolean noIngress,
     List<String> apiProperties,
-    Kubernetes kubernetes) {
+    Kubernetes kubernetes,
+    boolean faultProxy) {
 
   /** What answers each GPU cluster's Kubernetes API. */
   public enum Kubernetes {
@@ -75,6 +78,8 @@ public record DevRuntimeOptions(
         --kubernetes KIND       real: each GPU cluster is a real Kubernetes (kube-apiserver, etcd, KWOK nodes; from
                                 make tools); simulator: the older stand-in apiserver (env GSHARE_DEV_KUBERNETES;
                                 default real)
+        --fault-proxy           serve each real cluster's API through a proxy that injects apiserver failures from
+                                Java (KubeCluster.apiFaults(); the fault suite's)
         --simulator-port N      the first cluster's Kubernetes API port (default 16443; the next ones follow)
         --clusters N            how many simulated clusters to attach, 1 to 9 (default 1; make dev CLUSTERS=2)
         --seed FILE             the simulated cluster's seed YAML (default: 8x H100, 4x A100, 1 CPU node)
@@ -92,7 +97,7 @@ public record DevRuntimeOptions(
                                 <data dir>/demo.token, credits for it and the super admin (env GSHARE_DEV_NO_DEMO=1)""";
 
   /** Options that take no value ({@code --no-demo}, or {@code --no-demo=false}). */
-  private static final List<String> SWITCHES = List.of("no-demo", "no-ingress");
+  private static final List<String> SWITCHES = List.of("no-demo", "no-ingress", "fault-proxy");
 
   public static DevRuntimeOptions parse(String[] args, Map<String, String> env) {
     Map<String, String> flags = new java.util.HashMap<>();
@@ -129,7 +134,7 @@ public record DevRuntimeOptions(
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
         "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
-        "no-demo", "ingress-port", "nginx", "no-ingress", "kubernetes");
+        "no-demo", "ingress-port", "nginx", "no-ingress", "kubernetes", "fault-proxy");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -190,6 +195,10 @@ public record DevRuntimeOptions(
         problems.add(missing.getMessage() + "; or start with --kubernetes simulator");
       }
     }
+    boolean faultProxy = flags.containsKey("fault-proxy") && bool(flags.get("fault-proxy"), "--fault-proxy", problems);
+    if (faultProxy && kubernetes != Kubernetes.REAL) {
+      problems.add("--fault-proxy needs --kubernetes real");
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
@@ -198,7 +207,7 @@ public record DevRuntimeOptions(
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
-        ingressPort, nginx, noIngress, List.copyOf(apiProperties), kubernetes);
+        ingressPort, nginx, noIngress, List.copyOf(apiProperties), kubernetes, faultProxy);
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

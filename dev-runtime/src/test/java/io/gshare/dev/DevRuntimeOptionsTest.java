@@ -153,4 +153,13 @@ class DevRuntimeOptionsTest {
       }
     }
   }
+
+  @Test
+  void theFaultProxyIsOffByDefaultTakesNoValueAndNeedsARealKubernetes() {
+    assertThat(DevRuntimeOptions.parse(args("--kubernetes", "simulator"), Map.of()).faultProxy()).isFalse();
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--kubernetes", "simulator", "--fault-proxy"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--fault-proxy needs --kubernetes real");
+    assertThat(DevRuntimeOptions.USAGE).contains("--fault-proxy");
+  }
 }

@@ -20,19 +20,19 @@ public final class TestRuntimes {
    * @param apiProperties {@code key=value} settings for the api ({@code --api-property})
    */
   public static DevRuntime start(String logDir, Path dataDir, String... apiProperties) throws IOException {
-    return start(DevRuntimeOptions.Kubernetes.REAL, logDir, dataDir, apiProperties);
+    return start(DevRuntimeOptions.Kubernetes.REAL, false, logDir, dataDir, apiProperties);
   }
 
   /**
-   * A dev runtime whose cluster is the older stand-in apiserver: for the fault suite, whose API faults, dropped nodes
-   * and failed pulls are still the stand-in's controls.
+   * A dev runtime whose real cluster's API is served through the fault proxy ({@code --fault-proxy}): for the fault
+   * suite, which injects apiserver failures ({@code KubeCluster.apiFaults()}) and drops nodes.
    */
-  public static DevRuntime startOnSimulator(String logDir, Path dataDir, String... apiProperties) throws IOException {
-    return start(DevRuntimeOptions.Kubernetes.SIMULATOR, logDir, dataDir, apiProperties);
+  public static DevRuntime startWithFaultProxy(String logDir, Path dataDir, String... apiProperties) throws IOException {
+    return start(DevRuntimeOptions.Kubernetes.REAL, true, logDir, dataDir, apiProperties);
   }
 
-  private static DevRuntime start(DevRuntimeOptions.Kubernetes kubernetes, String logDir, Path dataDir,
-      String... apiProperties) throws IOException {
+  private static DevRuntime start(DevRuntimeOptions.Kubernetes kubernetes, boolean faultProxy, String logDir,
+      Path dataDir, String... apiProperties) throws IOException {
     java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
         "--kubernetes", kubernetes.name().toLowerCase(java.util.Locale.ROOT),
         "--clusters", "1",
@@ -49,6 +49,9 @@ public final class TestRuntimes {
         "--api-jar", System.getProperty("gshare.dev.api-jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
         "--log-dir", Path.of("target", logDir).toAbsolutePath().toString()));
+    if (faultProxy) {
+      args.add("--fault-proxy");
+    }
     if (dataDir != null) {
       args.addAll(java.util.List.of("--data-dir", dataDir.toString()));
     }

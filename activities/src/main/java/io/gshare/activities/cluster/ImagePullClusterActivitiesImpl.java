@@ -57,6 +57,7 @@ public class ImagePullClusterActivitiesImpl implements ImagePullClusterActivitie
     String reference = request.reference();
     Map<String, NodePull> results = new LinkedHashMap<>();
     Map<String, String> waiting = new LinkedHashMap<>();
+    boolean namespaceReady = false;
     for (String host : request.hostnames()) {
       Node node = client.nodes().withName(host).get();
       String name = PrepullObjects.podName(reference, host);
@@ -67,6 +68,10 @@ public class ImagePullClusterActivitiesImpl implements ImagePullClusterActivitie
         results.put(host, NodePull.alreadyPresent(host));
       } else {
         if (earlier == null) {
+          if (!namespaceReady) {
+            ensureNamespace();
+            namespaceReady = true;
+          }
           create(PrepullObjects.pod(request.imageId(), reference, host));
         }
         waiting.put(host, name);
@@ -158,6 +163,16 @@ public class ImagePullClusterActivitiesImpl implements ImagePullClusterActivitie
   private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<Pod, io.fabric8.kubernetes.api.model.PodList,
       io.fabric8.kubernetes.client.dsl.PodResource> pods() {
     return client.pods().inNamespace(PrepullObjects.NAMESPACE);
+  }
+
+  /**
+   * The sessions' namespace the pull pods live in, applied as a session's start applies it: a pre-pull may come
+   * before the cluster's first session, and a real apiserver refuses a pod in a namespace that does not exist.
+   */
+  private void ensureNamespace() {
+    client.resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+        .withName(PrepullObjects.NAMESPACE).withLabels(io.gshare.workflows.kube.Labels.managedByGshare().toMap())
+        .endMetadata().build()).fieldManager(SessionClusterActivitiesImpl.FIELD_MANAGER).forceConflicts().serverSideApply();
   }
 
   private void create(Pod pod) {

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * names no containers and pulls no images, so this gives each running container a containerd id (what the usage agent
  * finds the container's cgroup by) and its image an id, lists the images a node's pods ran in the node's
  * {@code status.images} (what the kubelet's image manager reports, 6 GiB each, a session image's size), and fails a
- * pod's containers when a test says so.
+ * pod's containers or an image's pulls on a node when a test says so. A failed pull is what a kubelet reports: the
+ * pod Pending, its container waiting in {@code ErrImagePull} with containerd's words, the image absent from the
+ * node's {@code status.images}; KWOK's stage {@code gshare-pod-image-pull-failed} keeps it so.
  */
 public final class ContainerRuntimeStandIn implements AutoCloseable {
 
@@ -43,6 +45,8 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
   private final ScheduledExecutorService loop;
   /** Pods told to fail ({@code namespace/name}), with the reason; forgotten once failed. */
   private final Map<String, String> podsToFail = new ConcurrentHashMap<>();
+  /** Image pulls that fail: node, then the reference as pods name it, then the runtime's message. */
+  private final Map<String, Map<String, String>> pullFailures = new ConcurrentHashMap<>();
 
   private ContainerRuntimeStandIn(KubernetesClient client, Duration tick) {
     this.client = client;
@@ -64,6 +68,21 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
     podsToFail.put(namespace + "/" + name, reason == null ? "Error" : reason);
   }
 
+  /**
+   * Pulls of {@code reference} (exactly as pods name it) on {@code node} fail with {@code message} from the next
+   * pass on, e.g. "no space left on device"; a null message lifts it. A pod whose image the node already holds is
+   * not pulled again unless its pull policy is Always. The pod may briefly show Running first (KWOK starts pods at
+   * once); a run-once pod completes only after KWOK's 2 s, so the failure lands before. Lifting the failure does not
+   * retry a pod it already failed (a kubelet would, after its back-off): make a new pod.
+   */
+  public void failImagePulls(String node, String reference, String message) {
+    if (message == null) {
+      pullFailures.getOrDefault(node, new ConcurrentHashMap<>()).remove(reference);
+    } else {
+      pullFailures.computeIfAbsent(node, n -> new ConcurrentHashMap<>()).put(reference, message);
+    }
+  }
+
   private void passQuietly() {
     try {
       pass();
@@ -82,6 +101,13 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
       if (node == null || pod.getMetadata().getDeletionTimestamp() != null) {
         continue;
       }
+      String[] pullFailure = ("Pending".equals(phase) || "Running".equals(phase)) ? pullFailure(pod, node) : null;
+      if (pullFailure != null) {
+        if (!pullFailed(pod)) {
+          failPull(pod, pullFailure[0], pullFailure[1]);
+        }
+        continue;
+      }
       if ("Running".equals(phase) || "Succeeded".equals(phase)) {
         pod.getSpec().getContainers().forEach(c -> imagesByNode.computeIfAbsent(node, n -> new ArrayList<>())
             .add(c.getImage()));
@@ -98,6 +124,61 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
       }
     }
     imagesByNode.forEach(this::listImages);
+  }
+
+  /** The first of the pod's images whose pull fails on its node, with the message; null when none does. */
+  private String[] pullFailure(Pod pod, String nodeName) {
+    Map<String, String> failing = pullFailures.get(nodeName);
+    if (failing == null || failing.isEmpty()) {
+      return null;
+    }
+    Node node = null;
+    for (var c : pod.getSpec().getContainers()) {
+      String message = failing.get(c.getImage());
+      if (message == null) {
+        continue;
+      }
+      if (!"Always".equals(c.getImagePullPolicy())) {
+        node = node == null ? client.nodes().withName(nodeName).get() : node;
+        if (holds(node, c.getImage())) {
+          continue;
+        }
+      }
+      return new String[] {c.getImage(), message};
+    }
+    return null;
+  }
+
+  private static boolean holds(Node node, String image) {
+    return node != null && node.getStatus() != null && node.getStatus().getImages() != null && node.getStatus()
+        .getImages().stream().anyMatch(i -> i.getNames() != null && i.getNames().contains(image));
+  }
+
+  private static boolean pullFailed(Pod pod) {
+    return "Pending".equals(pod.getStatus().getPhase()) && pod.getStatus().getContainerStatuses() != null
+        && pod.getStatus().getContainerStatuses().stream().anyMatch(s -> s.getState() != null
+            && s.getState().getWaiting() != null && "ErrImagePull".equals(s.getState().getWaiting().getReason()));
+  }
+
+  /** Pending, the container waiting in ErrImagePull with containerd's words, as {@code kubectl describe} shows. */
+  private void failPull(Pod pod, String image, String message) {
+    List<Map<String, Object>> statuses = new ArrayList<>();
+    for (var c : pod.getSpec().getContainers()) {
+      Map<String, Object> waiting = image.equals(c.getImage())
+          ? Map.of("reason", "ErrImagePull", "message", "failed to pull and unpack image \"" + image + "\": " + message)
+          : Map.of("reason", "PodInitializing");
+      statuses.add(Map.of("name", c.getName(), "image", c.getImage(), "imageID", "", "ready", false, "started", false,
+          "restartCount", 0, "state", Map.of("waiting", waiting)));
+    }
+    Map<String, Object> status = new LinkedHashMap<>();
+    status.put("phase", "Pending");
+    status.put("containerStatuses", statuses);
+    status.put("conditions", List.of(Map.of("type", "Ready", "status", "False", "reason", "ContainersNotReady",
+        "message", "containers with unready status: [" + String.join(" ", pod.getSpec().getContainers().stream()
+            .map(c -> c.getName()).toList()) + "]", "lastTransitionTime", Instant.now().toString())));
+    patchStatus(pod, status);
+    log.info("image {} failed to pull on simulated node {} for pod {}/{}: {}", image, pod.getSpec().getNodeName(),
+        pod.getMetadata().getNamespace(), pod.getMetadata().getName(), message);
   }
 
   private static boolean unnamed(Pod pod) {

@@ -49,26 +49,33 @@ public final class KubeCluster implements AutoCloseable {
    * @param apiPort the apiserver's port; 0 picks a free one
    * @param cgroupRoot the simulated cgroup tree; null: a temporary directory
    * @param tick how often the simulators look at the cluster
+   * @param faultProxy the API served through a {@link FaultProxy} (on {@code apiPort}), whose faults
+   *     {@link #apiFaults()} injects
    */
-  public record Options(String name, Path dataDir, int apiPort, Path cgroupRoot, Duration tick) {
+  public record Options(String name, Path dataDir, int apiPort, Path cgroupRoot, Duration tick, boolean faultProxy) {
     public static Options defaults() {
-      return new Options("sim", null, 0, null, Duration.ofMillis(250));
+      return new Options("sim", null, 0, null, Duration.ofMillis(250), false);
     }
 
     public Options withName(String newName) {
-      return new Options(newName, dataDir, apiPort, cgroupRoot, tick);
+      return new Options(newName, dataDir, apiPort, cgroupRoot, tick, faultProxy);
     }
 
     public Options withDataDir(Path dir) {
-      return new Options(name, dir, apiPort, cgroupRoot, tick);
+      return new Options(name, dir, apiPort, cgroupRoot, tick, faultProxy);
     }
 
     public Options withApiPort(int port) {
-      return new Options(name, dataDir, port, cgroupRoot, tick);
+      return new Options(name, dataDir, port, cgroupRoot, tick, faultProxy);
     }
 
     public Options withCgroupRoot(Path root) {
-      return new Options(name, dataDir, apiPort, root, tick);
+      return new Options(name, dataDir, apiPort, root, tick, faultProxy);
+    }
+
+    /** Clients reach the apiserver through a {@link FaultProxy}; the stand-ins still talk to it directly. */
+    public Options withFaultProxy() {
+      return new Options(name, dataDir, apiPort, cgroupRoot, tick, true);
     }
   }
 
@@ -84,14 +91,18 @@ public final class KubeCluster implements AutoCloseable {
   private final GpuMetrics gpuMetrics;
   private final SimulatedCgroups cgroups;
   private final HttpServer exporters;
+  /** Null unless started {@link Options#withFaultProxy()}. */
+  private final FaultProxy proxy;
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
 
   private KubeCluster(SimSeed seed, Options options) {
     this.name = options.name();
     this.seed = seed;
     try {
+      // With the proxy, the given port is the proxy's (the one kubeconfigs name); the apiserver takes a free one.
       this.kubernetes = started(LocalKubernetes.start(LocalKubernetes.Options.defaults()
-          .withDataDir(options.dataDir()).withApiPort(options.apiPort())));
+          .withDataDir(options.dataDir()).withApiPort(options.faultProxy() ? 0 : options.apiPort())));
+      this.proxy = options.faultProxy() ? started(FaultProxy.start(kubernetes, options.apiPort())) : null;
       this.client = started(kubernetes.newClient());
       this.nodes = new GpuNodes(client, name);
       nodes.seed(seed, Duration.ofSeconds(60));
@@ -110,7 +121,7 @@ public final class KubeCluster implements AutoCloseable {
       throw e;
     }
     log.info("gShare GPU cluster {} on a real Kubernetes {} at {} (KWOK nodes, simulated GPUs, not real hardware)",
-        name, kubernetes.serverVersion(), kubernetes.url());
+        name, kubernetes.serverVersion(), url());
   }
 
   public static KubeCluster start(SimSeed seed, Options options) {
@@ -164,9 +175,9 @@ public final class KubeCluster implements AutoCloseable {
     return seed;
   }
 
-  /** The apiserver's URL. */
+  /** The apiserver's URL (the fault proxy's, when it is on). */
   public String url() {
-    return kubernetes.url();
+    return proxy != null ? proxy.url() : kubernetes.url();
   }
 
   public LocalKubernetes kubernetes() {
@@ -175,13 +186,39 @@ public final class KubeCluster implements AutoCloseable {
 
   /** An admin client for tests and tools; production code builds its own from the kubeconfig. */
   public KubernetesClient newClient() {
-    return kubernetes.newClient();
+    return proxy == null ? kubernetes.newClient()
+        : new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+            .withConfig(io.fabric8.kubernetes.client.Config.fromKubeconfig(adminKubeconfig())).build();
+  }
+
+  /** The admin's kubeconfig, naming the fault proxy when it is on. */
+  private String adminKubeconfig() {
+    try {
+      String kubeconfig = Files.readString(kubernetes.kubeconfig());
+      // The apiserver's URL appears once, as the cluster's server; its port is unique on this machine.
+      return proxy == null ? kubeconfig : kubeconfig.replace(kubernetes.url(), proxy.url());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The injected apiserver failures; only with {@link Options#withFaultProxy()}. */
+  public ApiFaultQueue apiFaults() {
+    if (proxy == null) {
+      throw new IllegalStateException("cluster " + name + " was started without the fault proxy");
+    }
+    return proxy.faults();
+  }
+
+  /** The fault proxy; null unless started {@link Options#withFaultProxy()}. */
+  public FaultProxy faultProxy() {
+    return proxy;
   }
 
   /** Writes the admin's kubeconfig (for kubectl and for gShare's attach) to {@code file}; owner-only. */
   public Path writeKubeconfig(Path file) throws IOException {
     Files.createDirectories(file.toAbsolutePath().getParent());
-    Files.writeString(file, Files.readString(kubernetes.kubeconfig()));
+    Files.writeString(file, adminKubeconfig());
     try {
       Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     } catch (UnsupportedOperationException ignored) {
@@ -209,6 +246,37 @@ public final class KubeCluster implements AutoCloseable {
     return hami;
   }
 
+  /**
+   * The node's kubelet goes silent, as on a host or network loss: its lease is taken from KWOK (held by another
+   * holder for an hour), so KWOK neither renews it nor plays the node's or its pods' status, and the real node
+   * lifecycle controller marks the node unreachable after {@link LocalKubernetes#NODE_MONITOR_GRACE}.
+   */
+  public void dropNode(String hostname) {
+    setNodeLease(hostname, java.time.Instant.now(), 3600);
+  }
+
+  /** The dropped node's kubelet comes back: its lease expired, KWOK takes it again and the node turns Ready. */
+  public void restoreNode(String hostname) {
+    setNodeLease(hostname, java.time.Instant.now().minus(Duration.ofHours(1)), 1);
+  }
+
+  private void setNodeLease(String hostname, java.time.Instant renewed, int seconds) {
+    var lease = client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+        .inNamespace("kube-node-lease").withName(hostname);
+    if (lease.get() == null) {
+      throw new IllegalArgumentException("no node lease for " + hostname);
+    }
+    lease.edit(l -> {
+      l.getSpec().setHolderIdentity(DROPPED_NODE_HOLDER);
+      l.getSpec().setLeaseDurationSeconds(seconds);
+      l.getSpec().setRenewTime(java.time.ZonedDateTime.ofInstant(renewed, java.time.ZoneOffset.UTC));
+      return l;
+    });
+  }
+
+  /** Who holds a dropped node's lease instead of KWOK. */
+  static final String DROPPED_NODE_HOLDER = "gshare-dropped-node";
+
   /** Adds a node as the bootstrap's join and label steps would; false when it exists. */
   public boolean addNode(SimSeed.NodeSpec spec) {
     return nodes.add(spec, seed.kubernetesVersion());
@@ -229,6 +297,14 @@ public final class KubeCluster implements AutoCloseable {
   /** The pod's containers exit with an error on the next pass. */
   public void failPod(String namespace, String name, String reason) {
     runtime.failPod(namespace, name, reason);
+  }
+
+  /**
+   * Pulls of {@code reference} on {@code node} fail with {@code message} (containerd's words, e.g. "no space left on
+   * device"): pods that pull it there stay Pending in ErrImagePull. A null message lifts it.
+   */
+  public void failImagePulls(String node, String reference, String message) {
+    runtime.failImagePulls(node, reference, message);
   }
 
   /** Sets the bytes in use the kubelet's stats summary reports for a claim's volume; false without the claim. */

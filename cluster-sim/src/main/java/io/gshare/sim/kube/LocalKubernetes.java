@@ -47,6 +47,10 @@ public final class LocalKubernetes implements AutoCloseable {
   /** The range Services take their cluster IPs from. */
   static final String SERVICE_CIDR = "10.96.0.0/16";
   static final String SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local";
+  /** How long the node lifecycle controller waits for a silent kubelet before it marks the node unreachable. */
+  public static final Duration NODE_MONITOR_GRACE = Duration.ofSeconds(20);
+  /** The lease KWOK keeps per node (renewed every quarter of it, as the kubelet does). */
+  static final int NODE_LEASE_SECONDS = 12;
 
   /**
    * @param dataDir where etcd's data, the PKI, kubeconfigs and logs are kept; null: a temporary directory deleted
@@ -174,6 +178,9 @@ public final class LocalKubernetes implements AutoCloseable {
         "--root-ca-file=" + pki.caCertificate(),
         "--cluster-signing-cert-file=" + pki.caCertificate(),
         "--cluster-signing-key-file=" + dir.resolve("pki/ca.key"),
+        // A node whose kubelet went silent is marked unreachable in 20 s, not 50: the fault suite drops one
+        // (KubeCluster.dropNode) and waits for it. KWOK renews each lease every 3 s (below), well inside that.
+        "--node-monitor-period=2s", "--node-monitor-grace-period=" + NODE_MONITOR_GRACE.toSeconds() + "s",
         "--v=1"), dir.resolve("logs")));
     processes.add(ControlPlaneProcess.start("kube-scheduler", tools.binary("kube-scheduler"), List.of(
         "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("scheduler.kubeconfig"), "system:kube-scheduler",
@@ -185,6 +192,7 @@ public final class LocalKubernetes implements AutoCloseable {
         "--manage-all-nodes=false",
         "--manage-nodes-with-annotation-selector=" + KWOK_NODE_ANNOTATION + "=" + KWOK_NODE_VALUE,
         "--node-ip=127.0.0.1",
+        "--node-lease-duration-seconds=" + NODE_LEASE_SECONDS,
         "--cidr=10.244.0.0/16",
         "--server-address=",
         "--v=INFO"), dir.resolve("logs")));
@@ -248,6 +256,11 @@ public final class LocalKubernetes implements AutoCloseable {
   /** The cluster's PKI: stand-ins in this package sign their serving certificates with it. */
   KubePki pki() {
     return pki;
+  }
+
+  /** The admin's client certificate: the fault proxy forwards the admin's requests with it. */
+  KubePki.Pair adminCertificate() {
+    return adminCertificate;
   }
 
   /** An admin client (in {@code system:masters}). */

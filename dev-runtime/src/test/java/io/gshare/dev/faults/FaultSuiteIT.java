@@ -10,6 +10,11 @@ import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.dev.DemoCatalogue;
 import io.gshare.dev.DevRuntime;
 import io.gshare.dev.TestRuntimes;
+import io.gshare.sim.kube.ApiFault;
+import io.gshare.sim.kube.ApiFaultKind;
+import io.gshare.sim.kube.ApiFaultQueue;
+import io.gshare.sim.kube.KubeCluster;
+import io.gshare.sim.kube.LocalKubernetes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.kube.KubeNames;
@@ -47,11 +52,16 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The fault and bad-input suite: each scenario injects one failure a GPU platform meets into the dev runtime's real
- * parts (PostgreSQL, the Temporal dev server, the simulated cluster, the api and cluster-worker processes) and ends
+ * parts (PostgreSQL, the Temporal dev server, the GPU cluster, the api and cluster-worker processes) and ends
  * by checking the four invariants ({@link Invariants}); a broken one fails the scenario with the rows that break
  * it. The fast scenarios run in {@code make test}; those tagged {@code slow-fault} under {@code make test-faults}.
  * The table of scenario, invariants held and time is printed at the end and written to
  * {@code target/fault-suite.txt}.
+ *
+ * <p>The cluster is a real Kubernetes ({@code KubeCluster}: kube-apiserver, etcd, controller-manager, scheduler, KWOK
+ * nodes with simulated GPUs) whose API the api and the worker reach through its {@code FaultProxy}: apiserver failures
+ * are injected there (scenarios 6 and 7), the rest of the time every request is the real apiserver's to answer. The
+ * suite's own checks go to the apiserver directly ({@link #kube()}), so they never meet a fault meant for gShare.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FaultSuiteIT {
@@ -79,7 +89,7 @@ class FaultSuiteIT {
     dataDir = Files.createTempDirectory("gshare-faults-");
     // A deleted volume's grace of seconds, not a day: scenario 17 races its end.
     // Volume syncs every 10 s, not 5 min: scenario 8 watches a deleted claim be recorded.
-    runtime = TestRuntimes.startOnSimulator("fault-suite-logs", dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s",
+    runtime = TestRuntimes.startWithFaultProxy("fault-suite-logs", dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s",
         "gshare.cluster-worker.volume-sync-interval-seconds=10");
     invariants = new Invariants(runtime, SETTLE);
     admin = runtime.adminToken();
@@ -180,7 +190,7 @@ class FaultSuiteIT {
   void outOfBandDeletionOfASessionsObjects(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-8");
-    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+    try (KubernetesClient kube = kube()) {
       kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.SESSION_ID, session).delete();
       kube.services().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.SESSION_ID, session).delete();
       kube.network().v1().ingresses().inNamespace(KubeNames.SESSIONS_NAMESPACE)
@@ -193,7 +203,7 @@ class FaultSuiteIT {
     boolean hasPod = false;
     while (Instant.now().isBefore(deadline)) {
       state = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/state").asText();
-      try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+      try (KubernetesClient kube = kube()) {
         hasPod = !kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.SESSION_ID, session)
             .list().getItems().isEmpty();
       }
@@ -225,7 +235,7 @@ class FaultSuiteIT {
     String session = createSession("fault-8-volume", "fractional", demo, volume);
     assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     String tokenBefore = tokenSecretJti(cluster);
-    try (KubernetesClient kube = cluster.simulator().newClient()) {
+    try (KubernetesClient kube = kube(cluster)) {
       kube.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).delete();
       kube.persistentVolumeClaims().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.VOLUME_ID, volume).delete();
     }
@@ -260,9 +270,18 @@ class FaultSuiteIT {
     terminate(session);
   }
 
+  /** An admin client of the suite's cluster that goes straight to its apiserver, past the fault proxy. */
+  private KubernetesClient kube() {
+    return kube(runtime.clusters().get(0));
+  }
+
+  private static KubernetesClient kube(DevRuntime.AttachedCluster cluster) {
+    return cluster.kube().kubernetes().newClient();
+  }
+
   /** The jti of the token in the cluster's worker Secret; null when the Secret is gone. */
   private static String tokenSecretJti(DevRuntime.AttachedCluster cluster) throws Exception {
-    try (KubernetesClient kube = cluster.simulator().newClient()) {
+    try (KubernetesClient kube = kube(cluster)) {
       var secret = kube.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get();
       if (secret == null) {
         return null;
@@ -557,47 +576,48 @@ class FaultSuiteIT {
   }
 
   /**
-   * The worker's in-cluster token as the kubelet projects it: a bound service-account token from the TokenRequest
-   * API, minted again at 80% of its lifetime (the dev runtime's deployer plays the kubelet). The simulated apiserver
-   * caps its lifetime at 15 s here, and refuses it with 401 once expired; for a minute the worker must keep
-   * reporting and running a session's activities, reading each new token from its file.
+   * The worker's in-cluster token as the kubelet projects it: a bound service-account token from the real TokenRequest
+   * API, written to the file the worker reads (the dev runtime's deployer plays the kubelet). A real apiserver mints
+   * none shorter than 10 minutes, so the tokens are ended as an operator revokes them: every 15 s for a minute the
+   * worker's ServiceAccount is deleted, which the apiserver then refuses every bound token of with 401, and the
+   * cluster is attached again, which makes the account anew and projects a token of it. The worker, never
+   * restarted, must keep reporting and running a session's activities, reading each new token from its file.
    */
   @Test
   @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("14 the worker's service-account token expiring every 15 s as the kubelet rotates it")
-  void theWorkersServiceAccountTokenExpiring(TestInfo info) throws Exception {
+  @org.junit.jupiter.api.DisplayName("14 the worker's service-account token revoked every 15 s, a new one projected")
+  void theWorkersServiceAccountTokenRevoked(TestInfo info) throws Exception {
     Instant started = Instant.now();
     DevRuntime.AttachedCluster cluster = runtime.clusters().get(0);
-    io.gshare.sim.ServiceAccountTokens tokens = cluster.simulator().serviceAccountTokens();
-    tokens.maxExpiration(Duration.ofSeconds(15));
-    String session;
-    int minted;
-    long refused;
-    try {
-      // Attached again, the worker's deployment gets a token under the cap, refreshed every 12 s from then on.
-      reattach(cluster.id());
-      int mintedBefore = tokens.minted();
-      long refusedBefore = tokens.refused();
-      session = createSession("fault-14-sa", "fractional", demo);
-      Instant until = Instant.now().plusSeconds(60);
-      while (Instant.now().isBefore(until)) {
-        Instant seen = Instant.parse(send("GET", "/api/v1/clusters/" + cluster.id(), null, admin, Map.of()).body()
-            .path("worker_last_seen_at").asText());
-        assertThat(seen).as("the worker reports throughout").isAfter(Instant.now().minusSeconds(20));
-        Thread.sleep(2_000);
+    Path tokenFile = runtime.dataDir().resolve("workers").resolve(cluster.id()).resolve("serviceaccount-token");
+    long worker = workerPid();
+    long refusedBefore = cluster.kube().faultProxy().upstreamAnswers(401);
+    java.util.Set<String> tokens = new java.util.HashSet<>(List.of(Files.readString(tokenFile).trim()));
+    String session = createSession("fault-14-sa", "fractional", demo);
+    Instant until = Instant.now().plusSeconds(60);
+    Instant nextRevocation = Instant.now();
+    while (Instant.now().isBefore(until)) {
+      if (!Instant.now().isBefore(nextRevocation)) {
+        try (KubernetesClient kube = kube()) {
+          kube.serviceAccounts().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.NAME).delete();
+        }
+        reattach(cluster.id());
+        nextRevocation = nextRevocation.plusSeconds(15);
       }
-      assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(1))).isEqualTo("running");
-      minted = tokens.minted() - mintedBefore;
-      refused = tokens.refused() - refusedBefore;
-      assertThat(minted).as("tokens minted in a minute of 15 s tokens").isGreaterThanOrEqualTo(4);
-    } finally {
-      tokens.maxExpiration(null);
-      reattach(cluster.id());
+      tokens.add(Files.readString(tokenFile).trim());
+      Instant seen = Instant.parse(send("GET", "/api/v1/clusters/" + cluster.id(), null, admin, Map.of()).body()
+          .path("worker_last_seen_at").asText());
+      assertThat(seen).as("the worker reports throughout").isAfter(Instant.now().minusSeconds(20));
+      Thread.sleep(2_000);
     }
-    Instant restored = Instant.now();
-    note = minted + " tokens minted in a minute; " + refused + " request(s) met an expired token (401) and were"
-        + " sent again with the file's new one";
-    endScenario(info, started, restored);
+    Instant revoked = Instant.now();
+    assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(1))).isEqualTo("running");
+    long refused = cluster.kube().faultProxy().upstreamAnswers(401) - refusedBefore;
+    assertThat(tokens.size() - 1).as("tokens projected in a minute of revocations").isGreaterThanOrEqualTo(4);
+    assertThat(workerPid()).as("the worker, never restarted").isEqualTo(worker);
+    note = (tokens.size() - 1) + " tokens projected in a minute; " + refused + " request(s) met a revoked token (401)"
+        + " and were sent again with the file's new one";
+    endScenario(info, started, revoked);
     terminate(session);
   }
 
@@ -762,7 +782,7 @@ class FaultSuiteIT {
   }
 
   private List<io.fabric8.kubernetes.api.model.PersistentVolumeClaim> claims(String volume) {
-    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+    try (KubernetesClient kube = kube()) {
       return kube.persistentVolumeClaims().inAnyNamespace().withLabel(LabelKeys.VOLUME_ID, volume).list().getItems();
     }
   }
@@ -785,7 +805,7 @@ class FaultSuiteIT {
     String finalizer = "example.com/backup-hold";
     var claim = claims(volume);
     assertThat(claim).hasSize(1);
-    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+    try (KubernetesClient kube = kube()) {
       kube.persistentVolumeClaims().inNamespace(claim.get(0).getMetadata().getNamespace())
           .withName(claim.get(0).getMetadata().getName()).edit(c -> {
             if (held) {
@@ -871,17 +891,17 @@ class FaultSuiteIT {
   @org.junit.jupiter.api.DisplayName("6 the apiserver answering 500, 503, 429 and timing out after a write")
   void theApiserverFailingAndTimingOutAfterAWrite(TestInfo info) throws Exception {
     Instant started = Instant.now();
-    io.gshare.sim.ApiFaults faults = runtime.clusters().get(0).simulator().apiFaults();
+    ApiFaultQueue faults = runtime.clusters().get(0).kube().apiFaults();
     String sessions = "/api/v1/namespaces/" + KubeNames.SESSIONS_NAMESPACE + "/";
     faults.inject(List.of(
-        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.INTERNAL_ERROR),
-        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.UNAVAILABLE),
-        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.TOO_MANY_REQUESTS),
-        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.TIMEOUT_AFTER_WRITE),
-        new io.gshare.sim.ApiFaults.Fault("PATCH", sessions, io.gshare.sim.ApiFaults.Kind.TIMEOUT_AFTER_WRITE),
-        new io.gshare.sim.ApiFaults.Fault("GET", sessions + "pods", io.gshare.sim.ApiFaults.Kind.UNAVAILABLE),
-        new io.gshare.sim.ApiFaults.Fault("GET", sessions + "pods", io.gshare.sim.ApiFaults.Kind.INTERNAL_ERROR),
-        new io.gshare.sim.ApiFaults.Fault("GET", sessions + "pods", io.gshare.sim.ApiFaults.Kind.GONE)));
+        new ApiFault("PATCH", sessions, ApiFaultKind.INTERNAL_ERROR),
+        new ApiFault("PATCH", sessions, ApiFaultKind.UNAVAILABLE),
+        new ApiFault("PATCH", sessions, ApiFaultKind.TOO_MANY_REQUESTS),
+        new ApiFault("PATCH", sessions, ApiFaultKind.TIMEOUT_AFTER_WRITE),
+        new ApiFault("PATCH", sessions, ApiFaultKind.TIMEOUT_AFTER_WRITE),
+        new ApiFault("GET", sessions + "pods", ApiFaultKind.UNAVAILABLE),
+        new ApiFault("GET", sessions + "pods", ApiFaultKind.INTERNAL_ERROR),
+        new ApiFault("GET", sessions + "pods", ApiFaultKind.GONE)));
     String session;
     try {
       session = createSession("fault-6", "fractional", demo);
@@ -891,7 +911,7 @@ class FaultSuiteIT {
     } finally {
       faults.clear();
     }
-    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+    try (KubernetesClient kube = kube()) {
       assertThat(kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.SESSION_ID, session)
           .list().getItems()).hasSize(1);
     }
@@ -906,29 +926,36 @@ class FaultSuiteIT {
   /**
    * The session activity that waits for a pod to run watches it (the reports list, they do not watch). Its watches
    * are answered 410 Gone, dropped at once (the stream ends with no event) and refused 500: each costs a read and a
-   * new watch, the session runs.
+   * new watch, the session runs. KWOK runs a pod within a second, before anyone needs to watch, so the A100 node's
+   * kubelet is silent ({@code dropNode}) until the faults are met: the pod waits bound, as on a slow node.
    */
   @Test
   @org.junit.jupiter.api.DisplayName("7 a pod watch dropped, refused 500 and answered 410 Gone while a session starts")
   void aWatchDroppedAndA410Gone(TestInfo info) throws Exception {
     Instant started = Instant.now();
-    io.gshare.sim.ApiFaults faults = runtime.clusters().get(0).simulator().apiFaults();
+    KubeCluster kube = runtime.clusters().get(0).kube();
+    ApiFaultQueue faults = kube.apiFaults();
     String pods = "/api/v1/namespaces/" + KubeNames.SESSIONS_NAMESPACE + "/pods";
-    String watch = io.gshare.sim.ApiFaults.Fault.WATCH;
+    String watch = ApiFault.WATCH;
     int answeredBefore = faults.answered().size();
     faults.inject(List.of(
-        new io.gshare.sim.ApiFaults.Fault(watch, pods, io.gshare.sim.ApiFaults.Kind.DROPPED),
-        new io.gshare.sim.ApiFaults.Fault(watch, pods, io.gshare.sim.ApiFaults.Kind.INTERNAL_ERROR),
-        new io.gshare.sim.ApiFaults.Fault(watch, pods, io.gshare.sim.ApiFaults.Kind.GONE)));
+        new ApiFault(watch, pods, ApiFaultKind.DROPPED),
+        new ApiFault(watch, pods, ApiFaultKind.INTERNAL_ERROR),
+        new ApiFault(watch, pods, ApiFaultKind.GONE)));
     String session;
+    kube.dropNode("sim-a100-0");
     try {
       session = createSession("fault-7", "fractional", demo);
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+          assertThat(faults.pending()).as("watch faults not met").isEmpty());
+      kube.restoreNode("sim-a100-0");
       assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
-      assertThat(faults.answered().size()).as("watch faults met").isGreaterThan(answeredBefore);
     } finally {
+      kube.restoreNode("sim-a100-0");
       faults.clear();
     }
-    List<io.gshare.sim.ApiFaults.Fault> met = faults.answered().subList(answeredBefore, faults.answered().size());
+    List<ApiFault> met = faults.answered().subList(answeredBefore, faults.answered().size());
+    assertThat(met).as("watch faults met").isNotEmpty();
     note = met.size() + " pod watches failed (" + met.stream().map(f -> f.kind().name()).collect(java.util.stream.Collectors.joining(", ")) + "); the session ran";
     endScenario(info, started, Instant.now());
     terminate(session);
@@ -1164,8 +1191,8 @@ class FaultSuiteIT {
   @org.junit.jupiter.api.DisplayName("3 the api killed mid-attach")
   void theApiKilledMidAttach(TestInfo info) throws Exception {
     Instant started = Instant.now();
-    try (io.gshare.sim.SimulatedCluster sim = io.gshare.sim.SimulatedCluster.start(
-        io.gshare.sim.SimulatedCluster.defaultSeed(), io.gshare.sim.SimulatedCluster.Options.defaults().withName("fault-3-attach"))) {
+    try (KubeCluster sim = KubeCluster.start(io.gshare.sim.SimSeed.defaultSeed(),
+        KubeCluster.Options.defaults().withName("fault-3-attach"))) {
       String kubeconfig = Files.readString(sim.writeKubeconfig(dataDir.resolve("fault-3-attach.kubeconfig")));
       Answer registered = send("POST", "/api/v1/clusters", JSON.writeValueAsString(Map.of("name", "fault-3-attach",
           "kubeconfig", kubeconfig)), admin, Map.of());
@@ -1274,21 +1301,25 @@ class FaultSuiteIT {
   void aNodeDroppedWhileItsSessionsStartAndRestored(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String node = "sim-a100-0";
-    var simulator = runtime.clusters().get(0).simulator();
+    KubeCluster kube = runtime.clusters().get(0).kube();
     awaitSchedulable(nodeIdOf(node));
     List<String> sessions = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       sessions.add(createSession("fault-15-" + i, "fractional", demo));
     }
-    simulator.dropNode(node);
+    kube.dropNode(node);
     Instant dropped = Instant.now();
-    Thread.sleep(10_000);
+    // The real node lifecycle controller sees the silent kubelet and marks the node unreachable.
+    await().atMost(LocalKubernetes.NODE_MONITOR_GRACE.plusSeconds(30)).pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(() -> assertThat(readyCondition(node)).isEqualTo("Unknown"));
+    Duration unreachableAfter = Duration.between(dropped, Instant.now());
     // While its kubelet is silent, nothing runs there.
     for (String session : sessions) {
       assertThat(send("GET", "/api/v1/sessions/" + session, null, demo, Map.of()).body().at("/session/state").asText())
           .isNotEqualTo("running");
     }
-    simulator.restoreNode(node);
+    kube.restoreNode(node);
+    Instant restored = Instant.now();
     List<String> ends = new ArrayList<>();
     for (String session : sessions) {
       ends.add(awaitState(session, List.of("running", "paused", "failed"), Duration.ofMinutes(3)));
@@ -1298,8 +1329,10 @@ class FaultSuiteIT {
     JsonNode nodes = send("GET", "/api/v1/nodes?cluster_id=" + runtime.clusters().get(0).id(), null, admin, Map.of())
         .body().path("items");
     assertThat(nodes.findValuesAsText("hostname").stream().filter(node::equals)).hasSize(1);
-    note = "sessions " + ends;
-    endScenario(info, started, dropped.plusSeconds(10));
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(() -> assertThat(readyCondition(node)).isEqualTo("True"));
+    note = "unreachable after " + unreachableAfter.toSeconds() + " s; sessions " + ends;
+    endScenario(info, started, restored);
     for (String session : sessions) {
       terminate(session);
     }
@@ -1391,6 +1424,14 @@ class FaultSuiteIT {
     assertThat(granted.status()).as(granted.body().toString()).isIn(200, 201);
   }
 
+  /** The status of the node's Ready condition, as the node lifecycle controller and KWOK write it. */
+  private String readyCondition(String hostname) {
+    try (KubernetesClient kube = kube()) {
+      return kube.nodes().withName(hostname).get().getStatus().getConditions().stream()
+          .filter(c -> "Ready".equals(c.getType())).map(c -> c.getStatus()).findFirst().orElse(null);
+    }
+  }
+
   private String nodeIdOf(String hostname) throws Exception {
     for (JsonNode n : send("GET", "/api/v1/nodes", null, admin, Map.of()).body().path("items")) {
       if (n.path("hostname").asText().equals(hostname)) {
@@ -1431,7 +1472,7 @@ class FaultSuiteIT {
 
   /** The operator token of the cluster's worker, read from its Secret as the kubelet mounts it. */
   private String operatorToken() {
-    try (KubernetesClient kube = runtime.clusters().get(0).simulator().newClient()) {
+    try (KubernetesClient kube = kube()) {
       var secret = kube.secrets().inNamespace(io.gshare.activities.cluster.model.WorkerObjects.NAMESPACE)
           .withName(io.gshare.activities.cluster.model.WorkerObjects.TOKEN_SECRET).get();
       String key = io.gshare.activities.cluster.model.WorkerObjects.TOKEN_KEY;

@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.SharedKubeCluster;
 import io.gshare.activities.control.KubernetesWorkerDeployer;
-import io.gshare.sim.SimulatedCluster;
 import io.gshare.workflows.cluster.AgentEnv;
 import java.util.Arrays;
 import java.util.Map;
@@ -59,8 +59,8 @@ class AgentObjectsTest {
 
   @Test
   void theDeployerAppliesTheAgentWhereEnabledAndRemovesItWhereNot() {
-    try (SimulatedCluster cluster = SimulatedCluster.start(SimulatedCluster.defaultSeed(),
-        SimulatedCluster.Options.defaults()); KubernetesClient client = cluster.newClient()) {
+    // The module's shared real cluster: the apiserver admits the DaemonSet as the deployer applies it.
+    try (KubernetesClient client = SharedKubeCluster.get().newClient()) {
       client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
           .withName(WorkerObjects.NAMESPACE).endMetadata().build()).createOr(n -> n.update());
       String deployed = new KubernetesWorkerDeployer(SETTINGS, true).ensureRunning("clu_a", client);
@@ -73,6 +73,8 @@ class AgentObjectsTest {
       new KubernetesWorkerDeployer(SETTINGS, true).ensureRunning("clu_a", client);
       new KubernetesWorkerDeployer(SETTINGS, true).remove("clu_a", client);
       assertThat(client.apps().daemonSets().inNamespace(WorkerObjects.NAMESPACE).withName(AgentObjects.DAEMON_SET).get())
+          .isNull();
+      assertThat(client.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.DEPLOYMENT).get())
           .isNull();
     }
   }

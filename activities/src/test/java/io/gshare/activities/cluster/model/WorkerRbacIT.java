@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.ClusterActivitiesImpl;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.GpuNodes;
 import io.gshare.sim.kube.LocalKubernetes;
 import io.gshare.workflows.cluster.ClusterDescription;
@@ -99,7 +99,7 @@ class WorkerRbacIT {
   static void installWhatAttachInstalls() {
     kube = LocalKubernetes.shared();
     admin = kube.newClient();
-    new GpuNodes(admin, CLUSTER).seed(SimulatedCluster.defaultSeed(), Duration.ofSeconds(60));
+    new GpuNodes(admin, CLUSTER).seed(SimSeed.defaultSeed(), Duration.ofSeconds(60));
     List<HasMetadata> attach = List.of(WorkerObjects.namespace(CLUSTER), WorkerObjects.serviceAccount(CLUSTER),
         WorkerObjects.clusterRole(CLUSTER), WorkerObjects.clusterRoleBinding(CLUSTER));
     attach.forEach(o -> admin.resource(o).fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply());
