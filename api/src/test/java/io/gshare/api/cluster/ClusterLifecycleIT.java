@@ -11,9 +11,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimulatedCluster;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import io.gshare.sim.kube.KubeCluster;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +34,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
   @Autowired ObjectMapper json;
   @Autowired WorkerDeployer deployer;
   @TempDir Path dir;
-  private final List<SimulatedCluster> clusters = new ArrayList<>();
+  private final List<KubeCluster> clusters = new ArrayList<>();
   private String admin;
 
   @BeforeAll
@@ -47,17 +45,17 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @AfterEach
   void stopClusters() {
-    clusters.forEach(SimulatedCluster::close);
+    clusters.forEach(KubeCluster::close);
+    clusters.clear();
   }
 
-  private SimulatedCluster simulator(SimSeed seed) {
-    SimulatedCluster cluster = SimulatedCluster.start(seed,
-        SimulatedCluster.Options.defaults().withName(NewTestIds.next("sim")));
+  private KubeCluster simulator(SimSeed seed) {
+    KubeCluster cluster = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next("sim")));
     clusters.add(cluster);
     return cluster;
   }
 
-  private String kubeconfig(SimulatedCluster cluster) throws Exception {
+  private String kubeconfig(KubeCluster cluster) throws Exception {
     return Files.readString(cluster.writeKubeconfig(dir.resolve(NewTestIds.next("kc"))));
   }
 
@@ -129,7 +127,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void aClusterWithoutRuntimeClassNvidiaIsRefusedWithTheReason() throws Exception {
-    SimSeed noRuntimeClass = new SimSeed("v1.36.0", SimulatedCluster.defaultSeed().nodes(), new SimSeed.Addons(false, true, true));
+    SimSeed noRuntimeClass = new SimSeed("v1.37.2", SimulatedCluster.defaultSeed().nodes(), new SimSeed.Addons(false, true, true));
     String[] attach = register("no-rc-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(noRuntimeClass)), null);
 
     JsonNode operation = awaitOperation(attach[1], "failed");
@@ -158,15 +156,13 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void newNodesAppearWithoutRegistrationAndSilentNodesGoOfflineWithAnAlert() throws Exception {
-    SimulatedCluster sim = simulator(SimulatedCluster.defaultSeed());
+    KubeCluster sim = simulator(SimulatedCluster.defaultSeed());
     String[] attach = register("grow-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(sim), "gshare.grow.example.com");
     awaitOperation(attach[1], "completed");
 
-    HttpResponse<String> added = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(sim.url() + "/sim/v1/nodes"))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
-            "{\"name\":\"sim-l40s-0\",\"gpuMode\":\"fractional\",\"gpus\":{\"model\":\"NVIDIA L40S\",\"count\":2,\"memoryMib\":46068}}"))
-        .build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(added.statusCode()).isEqualTo(201);
+    // A node joins the cluster (a KWOK node carrying what HAMi's device plugin writes), nothing told to gShare.
+    assertThat(sim.addNode(new SimSeed.NodeSpec("sim-l40s-0", "fractional",
+        new SimSeed.GpuSpec("NVIDIA L40S", 2, 46068, null), Map.of()))).isTrue();
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(nodes(attach[0])).hasSize(4));
     assertThat(json.readTree(get("/api/v1/gpus?model=NVIDIA%20L40S", admin).body()).get("items")).hasSize(2);
 
@@ -186,7 +182,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void aKubeconfigIsRotatedInPlaceOnlyForTheSameClusterAndTheAttachChecksRunAgain() throws Exception {
-    SimulatedCluster sim = simulator(SimulatedCluster.defaultSeed());
+    KubeCluster sim = simulator(SimulatedCluster.defaultSeed());
     String name = "rotate-" + NewTestIds.next("x").replace('_', '-');
     String[] attach = register(name, kubeconfig(sim), "gshare.rotate.example.com");
     awaitOperation(attach[1], "completed");
@@ -234,7 +230,8 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
   @Test
   void detachIsRefusedWhileASessionRunsAndKeepsHistoryWhenItGoes() throws Exception {
     String name = "detach-" + NewTestIds.next("x").replace('_', '-');
-    String[] attach = register(name, kubeconfig(simulator(SimulatedCluster.defaultSeed())), "gshare.detach.example.com");
+    KubeCluster sim = simulator(SimulatedCluster.defaultSeed());
+    String[] attach = register(name, kubeconfig(sim), "gshare.detach.example.com");
     awaitOperation(attach[1], "completed");
     String user = newUser("user");
     String session = NewTestIds.next("ses");
@@ -262,8 +259,8 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
         .isEqualTo(name);
     assertThat(((LocalProcessWorkerDeployer) deployer).process(attach[0])).isNull();
     assertThat(get("/api/v1/clusters", admin).body()).doesNotContain(attach[0]);
-    // The name is free again.
-    register(name, kubeconfig(simulator(SimulatedCluster.defaultSeed())), null);
+    // The name is free again (for the same cluster too).
+    register(name, kubeconfig(sim), null);
   }
 
   @Test

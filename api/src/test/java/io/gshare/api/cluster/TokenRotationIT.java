@@ -17,6 +17,7 @@ import io.gshare.api.security.Tokens;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.client.schedules.ScheduleDescription;
@@ -54,7 +55,7 @@ class TokenRotationIT extends ApiIntegrationTest {
   @Autowired TokenRotationSchedules rotationSchedules;
   @Autowired io.temporal.client.WorkflowClient workflows;
   @TempDir Path dir;
-  private final List<SimulatedCluster> clusters = new ArrayList<>();
+  private final List<KubeCluster> clusters = new ArrayList<>();
   private String admin;
 
   @BeforeAll
@@ -65,11 +66,12 @@ class TokenRotationIT extends ApiIntegrationTest {
 
   @AfterEach
   void stopClusters() {
-    clusters.forEach(SimulatedCluster::close);
+    clusters.forEach(KubeCluster::close);
+    clusters.clear();
   }
 
-  /** A simulated cluster attached through the API with its real worker; returns {cluster id, simulator index}. */
-  private String attach(SimulatedCluster sim) throws Exception {
+  /** A real Kubernetes (KubeCluster) attached through the API with its real worker; returns {cluster id, simulator index}. */
+  private String attach(KubeCluster sim) throws Exception {
     admin = admin == null ? adminToken() : admin;
     String kubeconfig = Files.readString(sim.writeKubeconfig(dir.resolve(NewTestIds.next("kc"))));
     String name = "rot-" + NewTestIds.next("x").replace('_', '-');
@@ -81,9 +83,9 @@ class TokenRotationIT extends ApiIntegrationTest {
     return accepted.at("/cluster/id").asText();
   }
 
-  private SimulatedCluster simulator() {
-    SimulatedCluster sim = SimulatedCluster.start(SimulatedCluster.defaultSeed(),
-        SimulatedCluster.Options.defaults().withName(NewTestIds.next("sim")));
+  private KubeCluster simulator() {
+    KubeCluster sim = KubeCluster.start(SimulatedCluster.defaultSeed(),
+        KubeCluster.Options.defaults().withName(NewTestIds.next("sim")));
     clusters.add(sim);
     return sim;
   }
@@ -97,7 +99,7 @@ class TokenRotationIT extends ApiIntegrationTest {
     return last[0];
   }
 
-  private static String secretToken(SimulatedCluster sim) {
+  private static String secretToken(KubeCluster sim) {
     try (KubernetesClient client = sim.newClient()) {
       Secret secret = client.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get();
       if (secret.getData() != null && secret.getData().containsKey(WorkerObjects.TOKEN_KEY)) {
@@ -139,7 +141,7 @@ class TokenRotationIT extends ApiIntegrationTest {
 
   @Test
   void aRotationWritesANewTokenTheWorkerTakesWithoutRestartAndTheOldOneStillVerifies() throws Exception {
-    SimulatedCluster sim = simulator();
+    KubeCluster sim = simulator();
     String clusterId = attach(sim);
     String before = secretToken(sim);
     // The attach recorded the token it wrote, and the worker's reports use it.
@@ -189,7 +191,7 @@ class TokenRotationIT extends ApiIntegrationTest {
 
   @Test
   void aTokenSecretDeletedOutsideGshareIsWrittenAgainWithAFreshTokenTheWorkerTakes() throws Exception {
-    SimulatedCluster sim = simulator();
+    KubeCluster sim = simulator();
     String clusterId = attach(sim);
     String before = secretToken(sim);
     await().atMost(Duration.ofSeconds(30)).until(() -> jti(before).equals(row(clusterId).get("seen_jti")));
@@ -214,7 +216,7 @@ class TokenRotationIT extends ApiIntegrationTest {
 
   @Test
   void aRotationRacingAnAttachLeavesAWorkingTokenWhicheverWritesLast() throws Exception {
-    SimulatedCluster sim = simulator();
+    KubeCluster sim = simulator();
     String clusterId = attach(sim);
     String first = secretToken(sim);
 

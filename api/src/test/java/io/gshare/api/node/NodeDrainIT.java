@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,7 +15,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.math.BigDecimal;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -29,7 +28,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * Node drains end to end on the dev runtime's parts: real PostgreSQL, the embedded Temporal server, a
- * simulated cluster attached by the attach workflow and its real cluster-worker process, which cordons
+ * real Kubernetes with KWOK GPU nodes (KubeCluster) attached by the attach workflow and its real cluster-worker process, which cordons
  * and evicts through the simulated apiserver.
  */
 class NodeDrainIT extends ApiIntegrationTest {
@@ -39,7 +38,7 @@ class NodeDrainIT extends ApiIntegrationTest {
   static final String LONE_MODEL = "NVIDIA L4";
   static final String REGISTRY = "10.10.0.191:5000/gshare-checkpoints";
 
-  private static SimulatedCluster sim;
+  private static KubeCluster sim;
   private static String clusterId;
   private static String sliceOffering;
   private static String losslessOffering;
@@ -58,14 +57,14 @@ class NodeDrainIT extends ApiIntegrationTest {
       return;
     }
     Map<String, String> criu = Map.of("gshare.io/criu", "ready", "gshare.io/cuda-checkpoint", "ready");
-    SimSeed seed = new SimSeed("v1.36.0", List.of(
+    SimSeed seed = new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("a100-0", "fractional", new SimSeed.GpuSpec(SLICE_MODEL, 1, 40960, 10), Map.of()),
         new SimSeed.NodeSpec("a100-1", "fractional", new SimSeed.GpuSpec(SLICE_MODEL, 1, 40960, 10), Map.of()),
         new SimSeed.NodeSpec("h200-0", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 1, 143771, null), criu),
         new SimSeed.NodeSpec("h200-1", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 1, 143771, null), criu),
         new SimSeed.NodeSpec("l40s-0", "exclusive", new SimSeed.GpuSpec(LONE_MODEL, 1, 46068, null), Map.of()),
         new SimSeed.NodeSpec("t4-0", "exclusive", new SimSeed.GpuSpec("NVIDIA A2", 1, 15360, null), Map.of())), null);
-    sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("drain")));
+    sim = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next("drain")));
     String domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("drain", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
@@ -153,6 +152,13 @@ class NodeDrainIT extends ApiIntegrationTest {
         .endContainer().endSpec().build();
   }
 
+  private static void namespaces(KubernetesClient k8s, String... names) {
+    for (String name : names) {
+      k8s.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(name)
+          .endMetadata().build()).serverSideApply();
+    }
+  }
+
   @Test
   void aMigrateDrainMovesEverySessionOffTheNodeAndEvictsAllButDaemonSetPods() throws Exception {
     String first = session(sliceOffering);
@@ -162,19 +168,20 @@ class NodeDrainIT extends ApiIntegrationTest {
     String host = hostnameOf(drained);
     String lossless = session(losslessOffering);
     String losslessNode = nodeOf(lossless);
+    String daemonPod;
     try (KubernetesClient k8s = sim.newClient()) {
+      namespaces(k8s, "team-a", "monitoring");
       k8s.pods().resource(plainPod("team-a", "batch-1", host, Map.of("app", "batch"))).create();
-      DaemonSet exporter = k8s.apps().daemonSets().inNamespace("monitoring").resource(new DaemonSetBuilder()
+      // The real DaemonSet controller puts one pod on every node, the drained one included.
+      k8s.apps().daemonSets().inNamespace("monitoring").resource(new DaemonSetBuilder()
           .withNewMetadata().withName("node-exporter").withNamespace("monitoring").endMetadata()
           .withNewSpec().withNewSelector().addToMatchLabels("app", "node-exporter").endSelector()
           .withNewTemplate().withNewMetadata().addToLabels("app", "node-exporter").endMetadata()
           .withNewSpec().addNewContainer().withName("exporter").withImage("registry.example.com/node-exporter:1")
           .endContainer().endSpec().endTemplate().endSpec().build()).create();
-      Pod daemon = plainPod("monitoring", "node-exporter-" + host, host, Map.of("app", "node-exporter"));
-      daemon.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
-          .withApiVersion("apps/v1").withKind("DaemonSet").withName("node-exporter")
-          .withUid(exporter.getMetadata().getUid()).withController(true).build()));
-      k8s.pods().resource(daemon).create();
+      daemonPod = await().atMost(Duration.ofSeconds(30)).until(() -> k8s.pods().inNamespace("monitoring")
+          .withLabel("app", "node-exporter").withField("spec.nodeName", host).list().getItems().stream()
+          .map(p -> p.getMetadata().getName()).findFirst().orElse(null), java.util.Objects::nonNull);
     }
     int checkpoints = sim.checkpointsTaken();
 
@@ -185,8 +192,9 @@ class NodeDrainIT extends ApiIntegrationTest {
 
     assertThat(slicesMoved.path("status").asText()).as(slicesMoved.toString()).isEqualTo("completed");
     assertThat(losslessMoved.path("status").asText()).as(losslessMoved.toString()).isEqualTo("completed");
-    assertThat(slicesMoved.toString()).contains("cold").contains("1 pod(s) evicted (team-a/batch-1)")
-        .contains("1 DaemonSet pod(s) stay");
+    // Every other pod on the node is evicted (the cluster's own, e.g. its ingress controller, too); DaemonSet pods stay.
+    assertThat(slicesMoved.toString()).contains("cold").containsPattern("\\d+ pod\\(s\\) evicted \\([^)]*team-a/batch-1")
+        .containsPattern("\\d+ DaemonSet pod\\(s\\) stay");
     assertThat(losslessMoved.toString()).contains("lossless");
     assertThat(sim.checkpointsTaken()).isEqualTo(checkpoints + 1);
     for (String session : List.of(first, second, lossless)) {
@@ -203,8 +211,7 @@ class NodeDrainIT extends ApiIntegrationTest {
     try (KubernetesClient k8s = sim.newClient()) {
       assertThat(k8s.nodes().withName(host).get().getSpec().getUnschedulable()).isTrue();
       assertThat(k8s.pods().inNamespace("team-a").withName("batch-1").get()).as("evicted").isNull();
-      assertThat(k8s.pods().inNamespace("monitoring").withName("node-exporter-" + host).get()).as("DaemonSet pods stay")
-          .isNotNull();
+      assertThat(k8s.pods().inNamespace("monitoring").withName(daemonPod).get()).as("DaemonSet pods stay").isNotNull();
     }
     io.gshare.api.support.HistoryRecorder.record(workflows, "node-drain-" + drained, "node-drain-migrate");
     io.gshare.api.support.HistoryRecorder.record(workflows, "session-" + lossless, "session-drain-migrate-lossless");
@@ -245,6 +252,7 @@ class NodeDrainIT extends ApiIntegrationTest {
   void aPodDisruptionBudgetThatKeepsRefusingFailsTheDrainAtItsDeadlineAndTheNodeStaysCordoned() throws Exception {
     String node = nodeId("t4-0");
     try (KubernetesClient k8s = sim.newClient()) {
+      namespaces(k8s, "team-b");
       k8s.pods().resource(plainPod("team-b", "db-0", "t4-0", Map.of("app", "db"))).create();
       k8s.policy().v1().podDisruptionBudget().inNamespace("team-b").resource(new PodDisruptionBudgetBuilder()
           .withNewMetadata().withName("db").withNamespace("team-b").endMetadata()

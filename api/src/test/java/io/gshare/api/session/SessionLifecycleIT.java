@@ -16,7 +16,7 @@ import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.kube.KubeNames;
@@ -41,7 +41,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * Sessions end to end on the dev runtime's parts: real PostgreSQL, the embedded Temporal server, a
- * simulated cluster attached by the attach workflow, and its real cluster-worker process.
+ * real Kubernetes with KWOK GPU nodes (KubeCluster) attached by the attach workflow, and its real cluster-worker process.
  */
 class SessionLifecycleIT extends ApiIntegrationTest {
 
@@ -50,7 +50,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   static final String WHOLE_MODEL = "NVIDIA H100 80GB HBM3";
   static final String REGISTRY = "10.10.0.191:5000/gshare-checkpoints";
 
-  private static SimulatedCluster sim;
+  private static KubeCluster sim;
   private static String clusterId;
   private static String domain;
   private static String sliceOffering;
@@ -72,7 +72,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     if (sim != null) {
       return;
     }
-    SimSeed seed = new SimSeed("v1.36.0", List.of(
+    SimSeed seed = new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("a100-0", "fractional", new SimSeed.GpuSpec(SLICE_MODEL, 2, 40960, 10), Map.of()),
         new SimSeed.NodeSpec("h200-0", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 2, 143771, null),
             Map.of("gshare.io/criu", "ready", "gshare.io/cuda-checkpoint", "ready")),
@@ -82,7 +82,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
         // The class the volume test's pool names: the worker's volume sync reports it present here.
         List.of(new SimSeed.StorageClassSpec("gshare-data", "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
             false, List.of())));
-    sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("sessions")));
+    sim = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next("sessions")));
     domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("sessions", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(

@@ -12,7 +12,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.math.BigDecimal;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -42,8 +42,8 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
   static final String STORAGE_CLASS = "gshare-e2e-nfs";
   static final long GIB = 1024L * 1024 * 1024;
 
-  private static SimulatedCluster sim;
-  private static SimulatedCluster simB;
+  private static KubeCluster sim;
+  private static KubeCluster simB;
   private static String clusterId;
   private static String clusterB;
   private static String offering;
@@ -76,17 +76,17 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     if (sim != null) {
       return;
     }
-    SimSeed seed = new SimSeed("v1.36.0", List.of(
+    SimSeed seed = new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("a40-0", "exclusive", new SimSeed.GpuSpec(MODEL, 2, 46068, null), Map.of()),
         new SimSeed.NodeSpec("store-0", "cpu", null, Map.of("gshare.io/role", "storage"), "800Gi")), null,
         List.of(new SimSeed.StorageClassSpec(STORAGE_CLASS, "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
             false, List.of(new SimSeed.CapacitySpec("democratic-csi", null, "100Gi", "100Gi", null)))));
-    sim = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(NewTestIds.next("volumes")));
+    sim = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next("volumes")));
     clusterId = attach(sim);
-    simB = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
+    simB = KubeCluster.start(new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("a10-0", "exclusive", new SimSeed.GpuSpec(MODEL_B, 1, 23028, null), Map.of())), null,
         List.of(new SimSeed.StorageClassSpec(STORAGE_CLASS, "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
-            false, List.of()))), SimulatedCluster.Options.defaults().withName(NewTestIds.next("volumes-b")));
+            false, List.of()))), KubeCluster.Options.defaults().withName(NewTestIds.next("volumes-b")));
     clusterB = attach(simB);
     offeringB = offering(MODEL_B);
     offering = offering(MODEL);
@@ -104,7 +104,7 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     });
   }
 
-  private String attach(SimulatedCluster cluster) throws Exception {
+  private String attach(KubeCluster cluster) throws Exception {
     String kubeconfig = Files.readString(cluster.writeKubeconfig(Files.createTempFile("volumes", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next("volumes").replace('_', '-'), "kubeconfig", kubeconfig,
@@ -157,7 +157,7 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     return claim(sim, volume);
   }
 
-  private static PersistentVolumeClaim claim(SimulatedCluster cluster, String volume) {
+  private static PersistentVolumeClaim claim(KubeCluster cluster, String volume) {
     try (KubernetesClient k8s = cluster.newClient()) {
       return k8s.persistentVolumeClaims().inNamespace("gshare-sessions").withLabel("gshare.io/volume-id", volume).list()
           .getItems().stream().findFirst().orElse(null);

@@ -20,7 +20,6 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -46,13 +45,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * deploy/monitoring/monitoring-stack.yaml ({@code make deploy-monitoring}): every object validated offline against
  * the Kubernetes schema (fabric8's model; a field the schema does not have is refused, as in
- * {@link RenderedChartOnSimulatorTest}), what matters about each checked (30 days of retention on a claim of the
+ * {@link RenderedChartTest}), what matters about each checked (30 days of retention on a claim of the
  * default class, Prometheus inside the cluster only, the DCGM fields with the Xid gauge and count, a scrape job per
- * source, pinned images), the prometheus.yml loaded by a real Prometheus ({@code .tools/bin/prometheus}), and the
- * whole file applied with the real kubectl to the simulator. Not verified here: a real cluster with GPUs, real
- * exporters, Prometheus discovering and scraping them.
+ * source, pinned images), the prometheus.yml loaded by a real Prometheus ({@code .tools/bin/prometheus}). The whole
+ * file applied to a real apiserver with strict validation and rolled out is {@code kube.DeployOnKubernetesIT}'s. Not
+ * verified: a real cluster with GPUs, real exporters, Prometheus discovering and scraping them.
  */
-class MonitoringStackOnSimulatorTest {
+class MonitoringStackTest {
 
   static final String STACK = "deploy/monitoring/monitoring-stack.yaml";
   private static final String NS = "monitoring";
@@ -66,10 +65,10 @@ class MonitoringStackOnSimulatorTest {
     List<String> docs = documents(Files.readString(repoRoot().resolve(STACK)));
     assertThat(docs).hasSize(16);
     for (String doc : docs) {
-      assertThat(RenderedChartOnSimulatorTest.unknownFields(doc)).as("fields the Kubernetes schema does not have in\n%s", doc)
+      assertThat(RenderedChartTest.unknownFields(doc)).as("fields the Kubernetes schema does not have in\n%s", doc)
           .isEmpty();
     }
-    assertThat(docs).extracting(MonitoringStackOnSimulatorTest::kindAndName).containsExactly(
+    assertThat(docs).extracting(MonitoringStackTest::kindAndName).containsExactly(
         "Namespace/monitoring", "ConfigMap/dcgm-exporter-metrics", "DaemonSet/dcgm-exporter", "DaemonSet/node-exporter",
         "ServiceAccount/kube-state-metrics", "ClusterRole/gshare-kube-state-metrics",
         "ClusterRoleBinding/gshare-kube-state-metrics", "Deployment/kube-state-metrics", "ServiceAccount/prometheus",
@@ -92,7 +91,7 @@ class MonitoringStackOnSimulatorTest {
     assertThat(misspelt).isNotEqualTo(stack);
     List<String> unknown = new ArrayList<>();
     for (String doc : documents(misspelt)) {
-      unknown.addAll(RenderedChartOnSimulatorTest.unknownFields(doc));
+      unknown.addAll(RenderedChartTest.unknownFields(doc));
     }
     assertThat(unknown).containsExactly(".spec.template.spec.runtimeClasName");
 
@@ -100,7 +99,7 @@ class MonitoringStackOnSimulatorTest {
     assertThat(wrongType).isNotEqualTo(stack);
     String prometheus = documents(wrongType).stream()
         .filter(d -> d.contains("\nkind: Deployment\n") && d.contains("\n  name: prometheus\n")).findFirst().orElseThrow();
-    assertThatThrownBy(() -> RenderedChartOnSimulatorTest.unknownFields(prometheus)).hasStackTraceContaining("\"one\"");
+    assertThatThrownBy(() -> RenderedChartTest.unknownFields(prometheus)).hasStackTraceContaining("\"one\"");
   }
 
   @Test
@@ -379,62 +378,6 @@ class MonitoringStackOnSimulatorTest {
         String tag = only(pod).getImage().substring(only(pod).getImage().lastIndexOf(':') + 1);
         assertThat(tag).as(kindAndName(object)).matches("v?" + Pattern.quote(version) + "(-[a-z0-9.]+)?");
       }
-    }
-  }
-
-  @Test
-  void theWholeFileAppliesToTheSimulatorAndItsObjectsAreThere() throws Exception {
-    Path repo = repoRoot();
-    String kubectl = repo.resolve(".tools/bin/kubectl").toString();
-    try (SimulatedCluster sim = SimulatedCluster.start(SimulatedCluster.defaultSeed(),
-        SimulatedCluster.Options.defaults().withName("monitoring"));
-        KubernetesClient client = sim.newClient()) {
-      Path kubeconfig = sim.writeKubeconfig(dir.resolve("kubeconfig"));
-      // What make deploy-monitoring runs (hack/deploy.sh monitoring), from the repository root; --validate=false
-      // because the simulator serves no OpenAPI document (the schema check is the offline one above).
-      List<String> apply = List.of(kubectl, "--kubeconfig", kubeconfig.toString(), "apply", "--validate=false", "-f", STACK);
-      String applied = run(apply, repo);
-      assertThat(applied).contains("namespace/monitoring created", "configmap/dcgm-exporter-metrics created",
-          "daemonset.apps/dcgm-exporter created", "daemonset.apps/node-exporter created",
-          "serviceaccount/kube-state-metrics created",
-          "clusterrole.rbac.authorization.k8s.io/gshare-kube-state-metrics created",
-          "clusterrolebinding.rbac.authorization.k8s.io/gshare-kube-state-metrics created",
-          "deployment.apps/kube-state-metrics created", "serviceaccount/prometheus created",
-          "clusterrole.rbac.authorization.k8s.io/gshare-prometheus created",
-          "clusterrolebinding.rbac.authorization.k8s.io/gshare-prometheus created",
-          "configmap/prometheus-config created", "persistentvolumeclaim/prometheus-data created",
-          "deployment.apps/prometheus created", "networkpolicy.networking.k8s.io/prometheus created",
-          "service/prometheus created");
-
-      assertThat(client.namespaces().withName(NS).get()).isNotNull();
-      assertThat(client.apps().daemonSets().inNamespace(NS).withName("dcgm-exporter").get().getSpec().getTemplate()
-          .getSpec().getNodeSelector()).containsEntry("gpu", "on");
-      assertThat(client.apps().daemonSets().inNamespace(NS).withName("node-exporter").get()).isNotNull();
-      assertThat(client.apps().deployments().inNamespace(NS).withName("kube-state-metrics").get()).isNotNull();
-      assertThat(client.apps().deployments().inNamespace(NS).withName("prometheus").get().getSpec().getTemplate().getSpec()
-          .getContainers().get(0).getArgs()).contains("--storage.tsdb.retention.time=30d");
-      assertThat(client.configMaps().inNamespace(NS).withName("prometheus-config").get().getData())
-          .containsKey("prometheus.yml");
-      assertThat(client.configMaps().inNamespace(NS).withName("dcgm-exporter-metrics").get().getData().get("counters.csv"))
-          .contains("DCGM_EXP_XID_ERRORS_COUNT");
-      assertThat(client.services().inNamespace(NS).withName("prometheus").get().getSpec().getType()).isEqualTo("ClusterIP");
-      assertThat(client.network().networkPolicies().inNamespace(NS).withName("prometheus").get()).isNotNull();
-      assertThat(client.serviceAccounts().inNamespace(NS).withName("prometheus").get()).isNotNull();
-      assertThat(client.rbac().clusterRoles().withName("gshare-prometheus").get().getRules()).isNotEmpty();
-      assertThat(client.rbac().clusterRoleBindings().withName("gshare-prometheus").get()).isNotNull();
-      assertThat(client.rbac().clusterRoles().withName("gshare-kube-state-metrics").get()).isNotNull();
-      assertThat(client.rbac().clusterRoleBindings().withName("gshare-kube-state-metrics").get()).isNotNull();
-      // The claim names no class: the cluster's default (gshare-data in the simulator's seed) provisions it.
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(NS).withName("prometheus-data").get();
-        assertThat(claim.getSpec().getStorageClassName()).isEqualTo("gshare-data");
-        assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
-      });
-
-      // Applying again (what a second make deploy-monitoring does) changes nothing and fails on nothing.
-      String again = run(apply, repo);
-      assertThat(again).contains("deployment.apps/prometheus unchanged", "persistentvolumeclaim/prometheus-data unchanged")
-          .doesNotContain("created");
     }
   }
 

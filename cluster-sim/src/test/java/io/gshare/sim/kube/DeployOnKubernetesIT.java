@@ -1,0 +1,163 @@
+package io.gshare.sim.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.sim.SimulatedCluster;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What the deploy targets install, on a real apiserver with KWOK GPU nodes and the claim provisioner's stand-in
+ * ({@link KubeCluster}): the chart {@code charts/gshare} with each values file passes the apiserver's strict field
+ * validation (a server-side dry run), then {@code helm install --wait --wait-for-jobs} runs until every Deployment,
+ * StatefulSet, claim and Job is ready (KWOK runs the pods; their programs do not run), the post-install registration
+ * Job included. The operators' kinds (CloudNativePG's Cluster, external-secrets' ExternalSecret) are accepted with
+ * their CRDs installed from {@code .tools/crds}. The monitoring stack ({@code make deploy-monitoring}) is applied
+ * with strict validation, rolls out, and a second apply changes nothing.
+ */
+class DeployOnKubernetesIT {
+
+  private static KubeCluster cluster;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = KubeCluster.start(SimulatedCluster.defaultSeed(), KubeCluster.Options.defaults().withName("deploy-it"));
+    Path crds = tools().dir().resolve("crds");
+    try (var files = Files.list(crds)) {
+      for (Path crd : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+        run(repo(), "kubectl", tools().kubectl(), "apply", "--server-side", "-f", crd.toString());
+      }
+    }
+    run(repo(), "kubectl", tools().kubectl(), "wait", "--for=condition=Established", "--timeout=60s",
+        "crd/clusters.postgresql.cnpg.io", "crd/externalsecrets.external-secrets.io");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static KubeTools tools() {
+    return cluster.kubernetes().tools();
+  }
+
+  private static Path repo() {
+    return tools().dir().getParent();
+  }
+
+  @ParameterizedTest(name = "values: {0}")
+  @ValueSource(strings = {"(defaults, CloudNativePG)", "deploy/values/incluster.yaml", "deploy/values/dockerhub.yaml"})
+  void theChartPassesStrictValidationAndInstallsUntilEveryWorkloadIsReady(String values) throws Exception {
+    String release = "gshare-" + Math.abs(values.hashCode() % 1000);
+    String namespace = release;
+    List<String> chart = new ArrayList<>(List.of(release, repo().resolve("charts/gshare").toString(), "-n", namespace));
+    if (values.startsWith("(")) {
+      chart.addAll(List.of("--set", "database.incluster.cloudnativepg=true"));
+    } else {
+      chart.addAll(List.of("-f", repo().resolve(values).toString()));
+    }
+    List<String> template = new ArrayList<>(List.of("template"));
+    template.addAll(chart);
+    String rendered = run(repo(), "helm", tools().helm(), template.toArray(String[]::new));
+    Path manifest = Files.createTempFile("chart-", ".yaml");
+    Files.writeString(manifest, rendered);
+    run(repo(), "kubectl", tools().kubectl(), "create", "namespace", namespace);
+    String dryRun = run(repo(), "kubectl", tools().kubectl(), "apply", "--server-side", "--dry-run=server",
+        "--validate=strict", "-n", namespace, "-f", manifest.toString());
+    assertThat(dryRun).contains("deployment.apps/gshare-api serverside-applied (server dry run)");
+
+    List<String> install = new ArrayList<>(List.of("install", "--wait", "--wait-for-jobs", "--timeout", "4m"));
+    install.addAll(chart);
+    assertThat(run(repo(), "helm", tools().helm(), install.toArray(String[]::new))).contains("STATUS: deployed");
+    // Ready as helm left them; on a busy machine a KWOK node's heartbeat can lapse for a moment and the node
+    // controller marks its pods unready until the next one, so readiness is awaited rather than read once.
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      String pods = run(repo(), "kubectl", tools().kubectl(), "-n", namespace, "get", "pods", "-o", "wide");
+      try (KubernetesClient client = cluster.newClient()) {
+        var deployments = client.apps().deployments().inNamespace(namespace).list().getItems();
+        assertThat(deployments).extracting(d -> d.getMetadata().getName()).contains("gshare-api");
+        assertThat(deployments).allSatisfy(d -> assertThat(d.getStatus().getReadyReplicas())
+            .as("%s ready replicas; %s", d.getMetadata().getName(), pods).isEqualTo(d.getSpec().getReplicas()));
+        assertThat(client.apps().statefulSets().inNamespace(namespace).list().getItems()).allSatisfy(s ->
+            assertThat(s.getStatus().getReadyReplicas()).as("%s ready replicas; %s", s.getMetadata().getName(), pods)
+                .isEqualTo(s.getSpec().getReplicas()));
+        assertThat(client.persistentVolumeClaims().inNamespace(namespace).list().getItems())
+            .allSatisfy(c -> assertThat(c.getStatus().getPhase()).as(c.getMetadata().getName()).isEqualTo("Bound"));
+      }
+    });
+    run(repo(), "helm", tools().helm(), "uninstall", release, "-n", namespace, "--wait");
+    Files.delete(manifest);
+  }
+
+  @Test
+  void theMonitoringStackAppliesWithStrictValidationRollsOutAndAppliesAgainUnchanged() throws Exception {
+    String ns = "monitoring";
+    // What make deploy-monitoring runs (hack/deploy.sh monitoring), from the repository root, validated by the
+    // apiserver's own OpenAPI schema.
+    String[] apply = {"apply", "--validate=strict", "-f", "deploy/monitoring/monitoring-stack.yaml"};
+    String applied = run(repo(), "kubectl", tools().kubectl(), apply);
+    assertThat(applied).contains("namespace/monitoring created", "configmap/dcgm-exporter-metrics created",
+        "daemonset.apps/dcgm-exporter created", "daemonset.apps/node-exporter created",
+        "serviceaccount/kube-state-metrics created",
+        "clusterrole.rbac.authorization.k8s.io/gshare-kube-state-metrics created",
+        "clusterrolebinding.rbac.authorization.k8s.io/gshare-kube-state-metrics created",
+        "deployment.apps/kube-state-metrics created", "serviceaccount/prometheus created",
+        "clusterrole.rbac.authorization.k8s.io/gshare-prometheus created",
+        "clusterrolebinding.rbac.authorization.k8s.io/gshare-prometheus created",
+        "configmap/prometheus-config created", "persistentvolumeclaim/prometheus-data created",
+        "deployment.apps/prometheus created", "networkpolicy.networking.k8s.io/prometheus created",
+        "service/prometheus created");
+    // The claim names no class: the cluster's default (gshare-data in the seed) provisions it, and Prometheus starts.
+    run(repo(), "kubectl", tools().kubectl(), "-n", ns, "rollout", "status", "--timeout=120s", "deployment/prometheus");
+    run(repo(), "kubectl", tools().kubectl(), "-n", ns, "rollout", "status", "--timeout=120s",
+        "deployment/kube-state-metrics");
+    run(repo(), "kubectl", tools().kubectl(), "-n", ns, "rollout", "status", "--timeout=120s", "daemonset/node-exporter");
+    try (KubernetesClient client = cluster.newClient()) {
+      PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(ns).withName("prometheus-data").get();
+      assertThat(claim.getSpec().getStorageClassName()).isEqualTo("gshare-data");
+      assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
+      // dcgm-exporter runs on the GPU nodes only (gpu=on), every one of them.
+      long gpuNodes = client.nodes().withLabel("gpu", "on").list().getItems().size();
+      assertThat(gpuNodes).isPositive();
+      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+        var dcgm = client.apps().daemonSets().inNamespace(ns).withName("dcgm-exporter").get().getStatus();
+        assertThat(dcgm.getDesiredNumberScheduled()).isEqualTo((int) gpuNodes);
+        assertThat(dcgm.getNumberReady()).isEqualTo((int) gpuNodes);
+      });
+    }
+
+    // Applying again (what a second make deploy-monitoring does) changes nothing and fails on nothing.
+    String again = run(repo(), "kubectl", tools().kubectl(), apply);
+    assertThat(again).contains("deployment.apps/prometheus unchanged", "persistentvolumeclaim/prometheus-data unchanged")
+        .doesNotContain("created");
+  }
+
+  private static String run(Path workingDir, String what, Path binary, String... arguments) throws Exception {
+    List<String> command = new ArrayList<>(List.of(binary.toString(), "--kubeconfig",
+        cluster.kubernetes().kubeconfig().toString()));
+    command.addAll(List.of(arguments));
+    Process process = new ProcessBuilder(command).directory(workingDir.toFile()).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new AssertionError(what + " " + String.join(" ", arguments) + " ran past 5 minutes");
+    }
+    assertThat(process.exitValue()).as("%s %s:\n%s", what, String.join(" ", arguments), output).isZero();
+    return output;
+  }
+}
