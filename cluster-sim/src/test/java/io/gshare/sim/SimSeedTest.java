@@ -36,7 +36,7 @@ class SimSeedTest {
 
   @Test
   void theDefaultSeedsGpuNodesCarryWhatHamiPublishes() {
-    Map<String, Node> nodes = nodes("seed", SimulatedCluster.defaultSeed());
+    Map<String, Node> nodes = nodes("seed", SimSeed.defaultSeed());
 
     Node h100 = nodes.get("sim-h100-0");
     assertThat(h100.getMetadata().getLabels())
@@ -69,7 +69,7 @@ class SimSeedTest {
 
   @Test
   void theDefaultSeedsAddOnsAreTheOnesGshareChecks() {
-    List<HasMetadata> addons = SimObjects.addons(SimulatedCluster.defaultSeed().addons());
+    List<HasMetadata> addons = SimObjects.addons(SimSeed.defaultSeed().addons());
     assertThat(addons).filteredOn(RuntimeClass.class::isInstance).map(RuntimeClass.class::cast)
         .singleElement().satisfies(r -> {
           assertThat(r.getMetadata().getName()).isEqualTo("nvidia");
@@ -86,7 +86,7 @@ class SimSeedTest {
 
   @Test
   void seedsTheDefaultStorageClassItsCapacityAndNodeDisks() {
-    SimSeed seed = SimulatedCluster.defaultSeed();
+    SimSeed seed = SimSeed.defaultSeed();
     List<HasMetadata> storage = SimObjects.storage(seed.storageClasses());
 
     StorageClass data = storage.stream().filter(StorageClass.class::isInstance).map(StorageClass.class::cast)
@@ -165,7 +165,7 @@ class SimSeedTest {
   }
 
   private static SimSeed read(String yaml) {
-    return SimulatedCluster.readSeed(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
+    return SimSeed.read(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
   }
 
   /** The seed's nodes as {@link SimObjects} makes them, by name. */

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -28,7 +28,7 @@ class ImagePrepullIT extends ApiIntegrationTest {
   static final String MODEL = "NVIDIA RTX A6000";
   static final List<String> GPU_NODES = List.of("a6000-0", "a6000-1", "a6000-2");
 
-  private static SimulatedCluster sim;
+  private static KubeCluster sim;
   private static String clusterId;
 
   @Autowired ObjectMapper json;
@@ -42,12 +42,12 @@ class ImagePrepullIT extends ApiIntegrationTest {
       return;
     }
     SimSeed.GpuSpec gpu = new SimSeed.GpuSpec(MODEL, 1, 49140, null);
-    sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
+    sim = KubeCluster.start(new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("a6000-0", "exclusive", gpu, Map.of()),
         new SimSeed.NodeSpec("a6000-1", "exclusive", gpu, Map.of()),
         new SimSeed.NodeSpec("a6000-2", "fractional", new SimSeed.GpuSpec(MODEL, 1, 49140, 4), Map.of()),
         new SimSeed.NodeSpec("cpu-0", "cpu", null, Map.of())), null),
-        SimulatedCluster.Options.defaults().withName(NewTestIds.next("prepull")));
+        KubeCluster.Options.defaults().withName(NewTestIds.next("prepull")));
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("prepull", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next("prepull").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",

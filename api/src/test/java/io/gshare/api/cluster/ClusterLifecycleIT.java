@@ -10,7 +10,6 @@ import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
 import io.gshare.sim.kube.KubeCluster;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -93,9 +92,9 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void twoClustersAttachEndToEndEachWithItsOwnWorker() throws Exception {
-    String[] first = register("lab-c1-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimulatedCluster.defaultSeed())),
+    String[] first = register("lab-c1-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimSeed.defaultSeed())),
         "gshare.lab-c1.example.com");
-    String[] second = register("lab-c2-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimulatedCluster.defaultSeed())),
+    String[] second = register("lab-c2-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimSeed.defaultSeed())),
         "gshare.lab-c2.example.com");
 
     for (String[] attached : List.of(first, second)) {
@@ -127,7 +126,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void aClusterWithoutRuntimeClassNvidiaIsRefusedWithTheReason() throws Exception {
-    SimSeed noRuntimeClass = new SimSeed("v1.37.2", SimulatedCluster.defaultSeed().nodes(), new SimSeed.Addons(false, true, true));
+    SimSeed noRuntimeClass = new SimSeed("v1.37.2", SimSeed.defaultSeed().nodes(), new SimSeed.Addons(false, true, true));
     String[] attach = register("no-rc-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(noRuntimeClass)), null);
 
     JsonNode operation = awaitOperation(attach[1], "failed");
@@ -140,7 +139,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void aWorkerKilledDuringAttachIsReplacedAndTheAttachCompletesOnce() throws Exception {
-    String[] attach = register("killed-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimulatedCluster.defaultSeed())),
+    String[] attach = register("killed-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(simulator(SimSeed.defaultSeed())),
         "gshare.killed.example.com");
     LocalProcessWorkerDeployer local = (LocalProcessWorkerDeployer) deployer;
     await().atMost(Duration.ofSeconds(120)).until(() -> local.process(attach[0]) != null);
@@ -156,7 +155,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void newNodesAppearWithoutRegistrationAndSilentNodesGoOfflineWithAnAlert() throws Exception {
-    KubeCluster sim = simulator(SimulatedCluster.defaultSeed());
+    KubeCluster sim = simulator(SimSeed.defaultSeed());
     String[] attach = register("grow-" + NewTestIds.next("x").replace('_', '-'), kubeconfig(sim), "gshare.grow.example.com");
     awaitOperation(attach[1], "completed");
 
@@ -182,7 +181,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Test
   void aKubeconfigIsRotatedInPlaceOnlyForTheSameClusterAndTheAttachChecksRunAgain() throws Exception {
-    KubeCluster sim = simulator(SimulatedCluster.defaultSeed());
+    KubeCluster sim = simulator(SimSeed.defaultSeed());
     String name = "rotate-" + NewTestIds.next("x").replace('_', '-');
     String[] attach = register(name, kubeconfig(sim), "gshare.rotate.example.com");
     awaitOperation(attach[1], "completed");
@@ -199,7 +198,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
     // another cluster's kubeconfig, one that reaches nothing, one that does not parse: 422, nothing changes
     HttpResponse<String> other = send("PATCH", "/api/v1/clusters/" + id, json.writeValueAsString(Map.of(
-        "kubeconfig", kubeconfig(simulator(SimulatedCluster.defaultSeed())), "ingress_node", "elsewhere")), admin);
+        "kubeconfig", kubeconfig(simulator(SimSeed.defaultSeed())), "ingress_node", "elsewhere")), admin);
     assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
     assertThat(json.readTree(other.body()).get("detail").asText()).contains("reaches another cluster").contains(uid);
     String dead = kubeconfig(sim).replaceAll("server: \\S+", "server: https://10.255.255.1:1");
@@ -230,7 +229,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
   @Test
   void detachIsRefusedWhileASessionRunsAndKeepsHistoryWhenItGoes() throws Exception {
     String name = "detach-" + NewTestIds.next("x").replace('_', '-');
-    KubeCluster sim = simulator(SimulatedCluster.defaultSeed());
+    KubeCluster sim = simulator(SimSeed.defaultSeed());
     String[] attach = register(name, kubeconfig(sim), "gshare.detach.example.com");
     awaitOperation(attach[1], "completed");
     String user = newUser("user");

@@ -16,7 +16,7 @@ import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.schedules.ScheduleClient;
@@ -84,7 +84,7 @@ class TokenRotationIT extends ApiIntegrationTest {
   }
 
   private KubeCluster simulator() {
-    KubeCluster sim = KubeCluster.start(SimulatedCluster.defaultSeed(),
+    KubeCluster sim = KubeCluster.start(SimSeed.defaultSeed(),
         KubeCluster.Options.defaults().withName(NewTestIds.next("sim")));
     clusters.add(sim);
     return sim;

@@ -3,7 +3,7 @@ package io.gshare.api.support;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.user.UserService;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +52,7 @@ public abstract class ApiIntegrationTest {
   /** The GPU cluster (a real Kubernetes with the dev seed's KWOK nodes) whose worker activities this JVM hosts. */
   protected static synchronized KubeCluster simulatedCluster() {
     if (simulatedCluster == null) {
-      simulatedCluster = KubeCluster.start(SimulatedCluster.defaultSeed(), KubeCluster.Options.defaults());
+      simulatedCluster = KubeCluster.start(SimSeed.defaultSeed(), KubeCluster.Options.defaults());
       clusterWorker = new InProcessClusterWorker(TemporalDevServerSupport.address(), SIM_CLUSTER_ID, simulatedCluster);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         clusterWorker.close();

@@ -279,6 +279,14 @@ public final class KubeCluster implements AutoCloseable {
 
   /** Adds a node as the bootstrap's join and label steps would; false when it exists. */
   public boolean addNode(SimSeed.NodeSpec spec) {
+    // A node dropped and then deleted may leave its lease held away from KWOK; a machine that joins again under the
+    // same name starts with a fresh one, as a new kubelet would.
+    var lease = client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+        .inNamespace("kube-node-lease").withName(spec.name());
+    var left = lease.get();
+    if (left != null && DROPPED_NODE_HOLDER.equals(left.getSpec().getHolderIdentity())) {
+      lease.delete();
+    }
     return nodes.add(spec, seed.kubernetesVersion());
   }
 

@@ -26,7 +26,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gshare.sim.SimObjects;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +46,7 @@ import org.junit.jupiter.api.Test;
 class ClaimProvisionerStandInIT {
 
   private static final String NAMESPACE = "claim-provisioner-it";
-  private static final SimSeed SEED = SimulatedCluster.defaultSeed();
+  private static final SimSeed SEED = SimSeed.defaultSeed();
   private static final String SEED_CLASS = SEED.storageClasses().get(0).name();
   private static final String SEED_DRIVER = SEED.storageClasses().get(0).provisioner();
   /** A class of its own with a small pool, so that capacity figures are this test's alone. */

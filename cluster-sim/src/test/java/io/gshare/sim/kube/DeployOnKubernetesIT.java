@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.SimSeed;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +34,7 @@ class DeployOnKubernetesIT {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = KubeCluster.start(SimulatedCluster.defaultSeed(), KubeCluster.Options.defaults().withName("deploy-it"));
+    cluster = KubeCluster.start(SimSeed.defaultSeed(), KubeCluster.Options.defaults().withName("deploy-it"));
     Path crds = tools().dir().resolve("crds");
     try (var files = Files.list(crds)) {
       for (Path crd : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {

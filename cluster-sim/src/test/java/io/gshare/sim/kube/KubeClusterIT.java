@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimObjects;
-import io.gshare.sim.SimulatedCluster;
 import io.gshare.workflows.kube.SimulatorInfo;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,7 +31,7 @@ class KubeClusterIT {
 
   @BeforeAll
   static void start() {
-    cluster = KubeCluster.start(SimulatedCluster.defaultSeed(), KubeCluster.Options.defaults().withName("kube-cluster-it"));
+    cluster = KubeCluster.start(SimSeed.defaultSeed(), KubeCluster.Options.defaults().withName("kube-cluster-it"));
     client = cluster.newClient();
   }
 

@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +38,7 @@ class LocalKubernetesIT {
   static void start() {
     kube = LocalKubernetes.shared();
     client = kube.newClient();
-    new GpuNodes(client, "kube-it").seed(SimulatedCluster.defaultSeed(), Duration.ofSeconds(60));
+    new GpuNodes(client, "kube-it").seed(SimSeed.defaultSeed(), Duration.ofSeconds(60));
   }
 
   @AfterAll
@@ -107,7 +106,7 @@ class LocalKubernetesIT {
 
   @Test
   void kubectlCordonsLabelsAndDrainsANodeAgainstADisruptionBudget() throws Exception {
-    SimSeed.NodeSpec spare = SimulatedCluster.defaultSeed().nodes().stream()
+    SimSeed.NodeSpec spare = SimSeed.defaultSeed().nodes().stream()
         .filter(n -> n.name().equals("sim-cpu-0")).findFirst().orElseThrow();
     String node = "drain-me";
     new GpuNodes(client, "kube-it").add(new SimSeed.NodeSpec(node, spare.gpuMode(), null, Map.of(), null),

@@ -15,7 +15,6 @@ import io.gshare.sim.GpuMetrics;
 import io.gshare.sim.SimObjects;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimulatedCgroups;
-import io.gshare.sim.SimulatedCluster;
 import io.gshare.workflows.kube.KubeNames;
 import io.gshare.workflows.kube.LabelKeys;
 import io.gshare.workflows.kube.SimulatorInfo;
@@ -71,7 +70,7 @@ class SimulatorsOnKubernetesIT {
         + "kubepods-burstable-poddeadbeef_0000_4000_8000_000000000000.slice");
     Files.createDirectories(leftover.resolve("cri-containerd-" + "0".repeat(64) + ".scope"));
     Files.writeString(leftover.resolve("memory.current"), "1\n");
-    cluster = KubeCluster.start(SimulatedCluster.defaultSeed(),
+    cluster = KubeCluster.start(SimSeed.defaultSeed(),
         KubeCluster.Options.defaults().withName(CLUSTER).withCgroupRoot(root));
     client = cluster.newClient();
     client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();

@@ -10,11 +10,8 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
+import io.gshare.sim.kube.KubeCluster;
 import java.math.BigDecimal;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,13 +24,13 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * The guide's "노드 제거" end to end: a simulated cluster attached by the attach workflow with its real
- * cluster-worker process reporting every 2 s. The session on the node is ended (found by filtering the
+ * The guide's "노드 제거" end to end: a real Kubernetes with KWOK nodes attached by the attach workflow with its real
+ * cluster-worker process reporting every 2 s (a dropped node: its KWOK lease handed away). The session on the node is ended (found by filtering the
  * session list by node); a node whose kubelet stopped is still reported (not_ready) and cannot be deleted;
  * once {@code kubectl delete node} took it out of the cluster it is offline and goes, the billing history
  * staying; when the machine joins again it is a new node.
  */
-class NodeRemovalSimulatorIT extends ApiIntegrationTest {
+class NodeRemovalOnKubernetesIT extends ApiIntegrationTest {
 
   private static final String MODEL = "NVIDIA L40";
   private static final String LEAVING = "l40s-0";
@@ -41,7 +38,7 @@ class NodeRemovalSimulatorIT extends ApiIntegrationTest {
   @Autowired ObjectMapper json;
   @Autowired CreditLedger ledger;
 
-  private SimulatedCluster sim;
+  private KubeCluster sim;
   private String admin;
 
   @BeforeAll
@@ -76,12 +73,6 @@ class NodeRemovalSimulatorIT extends ApiIntegrationTest {
     return null;
   }
 
-  private HttpResponse<String> simControl(String path, String body) throws Exception {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(sim.url() + path))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
   private int count(String sql, String sessionId) {
     return jdbc.sql(sql).param("s", sessionId).query(Integer.class).single();
   }
@@ -89,10 +80,10 @@ class NodeRemovalSimulatorIT extends ApiIntegrationTest {
   @Test
   void aNodeDrainedAndDeletedFromItsClusterIsDeletedKeepingItsHistoryAndJoinsAgainAsANewNode() throws Exception {
     admin = adminToken();
-    sim = SimulatedCluster.start(new SimSeed("v1.36.0", List.of(
+    sim = KubeCluster.start(new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("h100-0", "exclusive", new SimSeed.GpuSpec("NVIDIA H100 NVL", 2, 95830, null), Map.of()),
         new SimSeed.NodeSpec(LEAVING, "exclusive", new SimSeed.GpuSpec(MODEL, 1, 46068, null), Map.of())), null),
-        SimulatedCluster.Options.defaults().withName(NewTestIds.next("noderm")));
+        KubeCluster.Options.defaults().withName(NewTestIds.next("noderm")));
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("noderm", ".kubeconfig")));
     JsonNode accepted = read(post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next("noderm").replace('_', '-'), "kubeconfig", kubeconfig,
@@ -132,8 +123,9 @@ class NodeRemovalSimulatorIT extends ApiIntegrationTest {
     assertThat(windows).isEqualTo(1);
 
     // The node's kubelet stops (the machine is shut down): the worker reports it not ready, still in the cluster.
-    read(simControl("/sim/v1/nodes/" + LEAVING + "/drop", "{}"), 200);
-    await().atMost(Duration.ofSeconds(30)).until(() -> "not_ready".equals(node(clusterId, LEAVING).get("liveness").asText()));
+    sim.dropNode(LEAVING);
+    // The node lifecycle controller marks it unreachable after its grace (20 s), the worker reports it next.
+    await().atMost(Duration.ofSeconds(90)).until(() -> "not_ready".equals(node(clusterId, LEAVING).get("liveness").asText()));
     JsonNode notReady = read(send("DELETE", "/api/v1/nodes/" + nodeId, null, admin), 409);
     assertThat(notReady.get("code").asText()).isEqualTo("node_live");
     assertThat(notReady.get("detail").asText()).contains("not_ready").contains("kubectl delete node " + LEAVING);
@@ -160,10 +152,9 @@ class NodeRemovalSimulatorIT extends ApiIntegrationTest {
         session)).isEqualTo(1);
 
     // The machine joins again (kubeadm join, its kubelet up): the worker's report registers a new node.
-    read(simControl("/sim/v1/nodes/" + LEAVING + "/restore", "{}"), 200);
-    read(simControl("/sim/v1/nodes", json.writeValueAsString(Map.of("name", LEAVING, "gpuMode", "exclusive",
-        "gpus", Map.of("model", MODEL, "count", 1, "memoryMib", 46068)))), 201);
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
+    assertThat(sim.addNode(new SimSeed.NodeSpec(LEAVING, "exclusive", new SimSeed.GpuSpec(MODEL, 1, 46068, null),
+        Map.of()))).isTrue();
+    await().atMost(Duration.ofSeconds(60)).until(() -> {
       JsonNode back = node(clusterId, LEAVING);
       return back != null && "ready".equals(back.get("liveness").asText());
     });
