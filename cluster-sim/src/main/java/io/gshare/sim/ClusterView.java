@@ -1,16 +1,11 @@
 package io.gshare.sim;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 
-/**
- * What the simulated node-level parts (GPU metrics, cgroup counters) read of a cluster: its nodes and pods, from the
- * stand-in's store or from a real apiserver, so that the same simulators serve both.
- */
+/** What the simulated node-level parts (GPU metrics, cgroup counters) read of a cluster: its nodes and pods. */
 public interface ClusterView {
 
   List<Node> nodes();
@@ -35,25 +30,6 @@ public interface ClusterView {
       @Override
       public Pod pod(String namespace, String name) {
         return client.pods().inNamespace(namespace).withName(name).get();
-      }
-    };
-  }
-
-  static ClusterView of(ObjectStore store) {
-    return new ClusterView() {
-      @Override
-      public List<Node> nodes() {
-        return store.list("/api/v1/nodes", NodeList.class).getItems();
-      }
-
-      @Override
-      public List<Pod> pods() {
-        return store.list("/api/v1/pods", PodList.class).getItems();
-      }
-
-      @Override
-      public Pod pod(String namespace, String name) {
-        return store.get("/api/v1/namespaces/" + namespace + "/pods/" + name, Pod.class);
       }
     };
   }

@@ -17,8 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * What the simulated GPUs report to monitoring: per GPU a utilization and a last Xid, set through the control
- * API ({@code PUT /sim/v1/gpus/<uuid>/metrics}), served in the formats of the DCGM exporter
+ * What the simulated GPUs report to monitoring: per GPU a utilization and a last Xid, set from Java
+ * ({@code KubeCluster.setGpuMetrics}), served in the formats of the DCGM exporter
  * ({@code DCGM_FI_DEV_GPU_UTIL}, {@code DCGM_FI_DEV_XID_ERRORS}; one endpoint for all nodes, each series
  * labelled with its {@code Hostname}) and of HAMi's vGPU monitor (v2.9+ names,
  * {@code hami_container_device_utilization_ratio} and {@code hami_container_last_kernel_elapsed_seconds} per

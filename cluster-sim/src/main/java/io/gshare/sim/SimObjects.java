@@ -33,7 +33,7 @@ import java.util.UUID;
 /**
  * Builds the objects a real GPU cluster built by {@code hack/cluster-bootstrap.sh} would hold: nodes
  * as HAMi registers them, RuntimeClass {@code nvidia}, the HAMi device-plugin DaemonSet and the
- * ingress-nginx controller, and the seed's StorageClasses with their CSIStorageCapacity objects. Pure functions; {@link SimulatedCluster} stores them.
+ * ingress-nginx controller, and the seed's StorageClasses with their CSIStorageCapacity objects. Pure functions; {@code kube.GpuNodes} applies them to the cluster.
  */
 public final class SimObjects {
 

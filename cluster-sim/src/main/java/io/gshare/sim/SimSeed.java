@@ -45,6 +45,13 @@ public record SimSeed(String kubernetesVersion, List<NodeSpec> nodes, Addons add
     }
   }
 
+  /** A seed from a YAML file ({@code --seed}). */
+  public static SimSeed read(java.nio.file.Path file) throws IOException {
+    try (InputStream in = java.nio.file.Files.newInputStream(file)) {
+      return read(in);
+    }
+  }
+
   /** A seed from its YAML. */
   public static SimSeed read(InputStream yaml) {
     return new KubernetesSerialization().unmarshal(yaml, SimSeed.class);

@@ -3,7 +3,6 @@ package io.gshare.dev;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.sim.SimSeed;
-import io.gshare.sim.SimulatedCluster;
 import io.gshare.sim.kube.KubeCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -37,28 +36,23 @@ public final class DevRuntime implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(DevRuntime.class);
 
-  /**
-   * A GPU cluster and what the api calls it: a real Kubernetes with KWOK nodes ({@code kube}), or the older stand-in
-   * apiserver ({@code simulator}); exactly one of the two is set.
-   */
-  public record AttachedCluster(String id, String name, String sessionDomain, SimulatedCluster simulator,
-      KubeCluster kube, Path kubeconfig) {
+  /** A GPU cluster, a real Kubernetes with KWOK nodes, and what the api calls it. */
+  public record AttachedCluster(String id, String name, String sessionDomain, KubeCluster kube, Path kubeconfig) {
 
     /** An admin client of the cluster's Kubernetes API. */
     public KubernetesClient newClient() {
-      return kube != null ? kube.newClient() : simulator.newClient();
+      return kube.newClient();
     }
 
     /** The cluster's Kubernetes API. */
     public String apiUrl() {
-      return kube != null ? kube.url() : simulator.url();
+      return kube.url();
     }
 
     /** What answers that API, in the banner's words. */
     public String apiKind() {
-      return kube != null ? "Kubernetes " + kube.kubernetes().serverVersion() + " (KWOK nodes, simulated GPUs"
-          + (kube.faultProxy() != null ? "; behind the fault proxy)" : ")")
-          : "a Kubernetes API stand-in (simulator)";
+      return "Kubernetes " + kube.kubernetes().serverVersion() + " (KWOK nodes, simulated GPUs"
+          + (kube.faultProxy() != null ? "; behind the fault proxy)" : ")");
     }
   }
 
@@ -210,31 +204,21 @@ public final class DevRuntime implements AutoCloseable {
     adminToken = Files.readString(adminTokenFile()).trim();
     apiClient = new ApiClient(apiUrl(), Duration.ofSeconds(120));
 
-    seed = options.seed() == null ? SimulatedCluster.defaultSeed() : SimulatedCluster.readSeed(options.seed());
+    seed = options.seed() == null ? SimSeed.defaultSeed() : SimSeed.read(options.seed());
     for (int i = 1; i <= options.clusters(); i++) {
       String name = i == 1 ? "sim" : "sim-" + i;
       int port = options.simulatorPort() + i - 1;
-      SimulatedCluster simulator = null;
-      KubeCluster kube = null;
-      Path kubeconfig;
-      if (options.kubernetes() == DevRuntimeOptions.Kubernetes.REAL) {
-        // Its own directory in the data directory: etcd's data, the CA and the kubeconfig outlive a restart, and the
-        // fixed port keeps the kubeconfig the api holds valid.
-        KubeCluster.Options kubeOptions = KubeCluster.Options.defaults().withName(name)
-            .withDataDir(dataDir.resolve("kubernetes").resolve(name)).withApiPort(port)
-            .withCgroupRoot(dataDir.resolve("cgroups").resolve(name));
-        kube = KubeCluster.start(seed, options.faultProxy() ? kubeOptions.withFaultProxy() : kubeOptions);
-        started.push(kube);
-        kubeconfig = kube.writeKubeconfig(dataDir.resolve(name + ".kubeconfig"));
-      } else {
-        simulator = SimulatedCluster.start(seed, SimulatedCluster.Options.defaults().withName(name).withPort(port));
-        started.push(simulator);
-        kubeconfig = simulator.writeKubeconfig(dataDir.resolve(name + ".kubeconfig"));
-      }
+      // Its own directory in the data directory: etcd's data, the CA and the kubeconfig outlive a restart, and the
+      // fixed port keeps the kubeconfig the api holds valid.
+      KubeCluster.Options kubeOptions = KubeCluster.Options.defaults().withName(name)
+          .withDataDir(dataDir.resolve("kubernetes").resolve(name)).withApiPort(port)
+          .withCgroupRoot(dataDir.resolve("cgroups").resolve(name));
+      KubeCluster kube = KubeCluster.start(seed, options.faultProxy() ? kubeOptions.withFaultProxy() : kubeOptions);
+      started.push(kube);
+      Path kubeconfig = kube.writeKubeconfig(dataDir.resolve(name + ".kubeconfig"));
       // *.localhost: browsers and curl resolve it to loopback, where the ingress listens; no DNS set-up.
       String domain = "gshare." + name + ".localhost";
-      clusters.add(new AttachedCluster(attach(name, Files.readString(kubeconfig), domain), name, domain, simulator, kube,
-          kubeconfig));
+      clusters.add(new AttachedCluster(attach(name, Files.readString(kubeconfig), domain), name, domain, kube, kubeconfig));
     }
     writeStateFile(keyDir);
     if (options.noDemo()) {

@@ -59,10 +59,8 @@ public final class DevRuntimeMain {
                           kubeconfig %s
           """.formatted(c.id(), c.name(), c.apiKind(), c.apiUrl(), runtime.sessionOrigin(c),
               runtime.hasIngress() ? " (nginx as its ingress)" : " (--no-ingress: they open nowhere)", c.kubeconfig()));
-      if (c.kube() != null) {
-        clusters.append("                kubectl --kubeconfig %s version   # Server Version: %s\n"
-            .formatted(c.kubeconfig(), c.kube().kubernetes().serverVersion()));
-      }
+      clusters.append("                kubectl --kubeconfig %s version   # Server Version: %s\n"
+          .formatted(c.kubeconfig(), c.kube().kubernetes().serverVersion()));
     }
     String first = runtime.clusters().get(0).id();
     return """

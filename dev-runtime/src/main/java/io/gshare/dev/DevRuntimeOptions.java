@@ -49,16 +49,7 @@ public record DevRuntimeOptions(
     Path nginx,
     boolean noIngress,
     List<String> apiProperties,
-    Kubernetes kubernetes,
     boolean faultProxy) {
-
-  /** What answers each GPU cluster's Kubernetes API. */
-  public enum Kubernetes {
-    /** A real control plane from hack/tools.sh (etcd, kube-apiserver, controller-manager, scheduler, KWOK). */
-    REAL,
-    /** The stand-in apiserver written here, kept until its fault controls move to a proxy before the real one. */
-    SIMULATOR
-  }
 
   public static final String USAGE = """
       usage: gshare-dev [options]      (make dev runs it after building)
@@ -75,9 +66,6 @@ public record DevRuntimeOptions(
         --temporal-cli FILE     the Temporal CLI that runs the dev server (env GSHARE_TEMPORAL_CLI;
                                 default .tools/bin/temporal, built by hack/tools.sh)
         --postgres-port N       the embedded PostgreSQL port (default 55432; 0 picks a free one)
-        --kubernetes KIND       real: each GPU cluster is a real Kubernetes (kube-apiserver, etcd, KWOK nodes; from
-                                make tools); simulator: the older stand-in apiserver (env GSHARE_DEV_KUBERNETES;
-                                default real)
         --fault-proxy           serve each real cluster's API through a proxy that injects apiserver failures from
                                 Java (KubeCluster.apiFaults(); the fault suite's)
         --simulator-port N      the first cluster's Kubernetes API port (default 16443; the next ones follow)
@@ -134,7 +122,7 @@ public record DevRuntimeOptions(
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
         "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
-        "no-demo", "ingress-port", "nginx", "no-ingress", "kubernetes", "fault-proxy");
+        "no-demo", "ingress-port", "nginx", "no-ingress", "fault-proxy");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -179,26 +167,13 @@ public record DevRuntimeOptions(
     if (!noIngress && !nginx.toFile().canExecute()) {
       problems.add(nginx + " is not an executable nginx (run make tools, name one with --nginx, or start with --no-ingress)");
     }
-    String kind = flags.getOrDefault("kubernetes", env.getOrDefault("GSHARE_DEV_KUBERNETES", "real"));
-    Kubernetes kubernetes = switch (kind) {
-      case "real" -> Kubernetes.REAL;
-      case "simulator" -> Kubernetes.SIMULATOR;
-      default -> {
-        problems.add("--kubernetes '" + kind + "' is not real or simulator");
-        yield null;
-      }
-    };
-    if (kubernetes == Kubernetes.REAL) {
-      try {
-        io.gshare.sim.kube.KubeTools.locate();
-      } catch (IllegalStateException missing) {
-        problems.add(missing.getMessage() + "; or start with --kubernetes simulator");
-      }
+    // Each GPU cluster is a real Kubernetes built by make tools; without it nothing can start.
+    try {
+      io.gshare.sim.kube.KubeTools.locate();
+    } catch (IllegalStateException missing) {
+      problems.add(missing.getMessage());
     }
     boolean faultProxy = flags.containsKey("fault-proxy") && bool(flags.get("fault-proxy"), "--fault-proxy", problems);
-    if (faultProxy && kubernetes != Kubernetes.REAL) {
-      problems.add("--fault-proxy needs --kubernetes real");
-    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
@@ -207,7 +182,7 @@ public record DevRuntimeOptions(
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
-        ingressPort, nginx, noIngress, List.copyOf(apiProperties), kubernetes, faultProxy);
+        ingressPort, nginx, noIngress, List.copyOf(apiProperties), faultProxy);
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

@@ -225,7 +225,7 @@ class DevRuntimeIT {
 
     // The default seed: 8 H100 on an exclusive node, 4 A100 on a fractional one.
     java.util.Set<String> seeded = new java.util.HashSet<>();
-    for (io.gshare.sim.SimSeed.NodeSpec node : io.gshare.sim.SimulatedCluster.defaultSeed().nodes()) {
+    for (io.gshare.sim.SimSeed.NodeSpec node : io.gshare.sim.SimSeed.defaultSeed().nodes()) {
       if (node.hasGpus()) {
         seeded.add(node.gpus().model() + " / " + node.gpuMode());
       }

@@ -131,20 +131,12 @@ class DevRuntimeOptionsTest {
   }
 
   @Test
-  void theClusterIsARealKubernetesUnlessTheStandInIsAskedFor() {
-    assertThat(DevRuntimeOptions.parse(args("--kubernetes", "simulator"), Map.of()).kubernetes())
-        .isEqualTo(DevRuntimeOptions.Kubernetes.SIMULATOR);
-    assertThat(DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_KUBERNETES", "simulator")).kubernetes())
-        .isEqualTo(DevRuntimeOptions.Kubernetes.SIMULATOR);
-    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--kubernetes", "kind"), Map.of()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--kubernetes 'kind' is not real or simulator");
-    // Under a directory with no .tools above it, the default (real) says how to get the binaries.
+  void withoutTheKubernetesToolsItSaysHowToGetThem() {
+    // Under a directory with no .tools above it: every GPU cluster is a real Kubernetes from make tools.
     String before = System.getProperty("gshare.tools.dir");
     System.setProperty("gshare.tools.dir", dir.resolve("no-tools").toString());
     try {
-      assertThatThrownBy(() -> DevRuntimeOptions.parse(args(), Map.of()))
-          .hasMessageContaining("make tools").hasMessageContaining("--kubernetes simulator");
+      assertThatThrownBy(() -> DevRuntimeOptions.parse(args(), Map.of())).hasMessageContaining("make tools");
     } finally {
       if (before == null) {
         System.clearProperty("gshare.tools.dir");
@@ -152,14 +144,16 @@ class DevRuntimeOptionsTest {
         System.setProperty("gshare.tools.dir", before);
       }
     }
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--kubernetes", "simulator"), Map.of()))
+        .hasMessageContaining("unknown option --kubernetes");
   }
 
   @Test
-  void theFaultProxyIsOffByDefaultTakesNoValueAndNeedsARealKubernetes() {
-    assertThat(DevRuntimeOptions.parse(args("--kubernetes", "simulator"), Map.of()).faultProxy()).isFalse();
-    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--kubernetes", "simulator", "--fault-proxy"), Map.of()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--fault-proxy needs --kubernetes real");
+  void theFaultProxyIsOffByDefaultAndASwitch() {
+    assertThat(DevRuntimeOptions.parse(args(), Map.of()).faultProxy()).isFalse();
+    assertThat(DevRuntimeOptions.parse(args("--fault-proxy"), Map.of()).faultProxy()).isTrue();
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--fault-proxy=perhaps"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--fault-proxy");
     assertThat(DevRuntimeOptions.USAGE).contains("--fault-proxy");
   }
 }

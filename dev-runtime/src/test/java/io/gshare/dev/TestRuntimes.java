@@ -20,7 +20,7 @@ public final class TestRuntimes {
    * @param apiProperties {@code key=value} settings for the api ({@code --api-property})
    */
   public static DevRuntime start(String logDir, Path dataDir, String... apiProperties) throws IOException {
-    return start(DevRuntimeOptions.Kubernetes.REAL, false, logDir, dataDir, apiProperties);
+    return start(false, logDir, dataDir, apiProperties);
   }
 
   /**
@@ -28,13 +28,12 @@ public final class TestRuntimes {
    * suite, which injects apiserver failures ({@code KubeCluster.apiFaults()}) and drops nodes.
    */
   public static DevRuntime startWithFaultProxy(String logDir, Path dataDir, String... apiProperties) throws IOException {
-    return start(DevRuntimeOptions.Kubernetes.REAL, true, logDir, dataDir, apiProperties);
+    return start(true, logDir, dataDir, apiProperties);
   }
 
-  private static DevRuntime start(DevRuntimeOptions.Kubernetes kubernetes, boolean faultProxy, String logDir,
-      Path dataDir, String... apiProperties) throws IOException {
+  private static DevRuntime start(boolean faultProxy, String logDir, Path dataDir, String... apiProperties)
+      throws IOException {
     java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
-        "--kubernetes", kubernetes.name().toLowerCase(java.util.Locale.ROOT),
         "--clusters", "1",
         "--http-port", String.valueOf(freePort()),
         "--management-port", String.valueOf(freePort()),

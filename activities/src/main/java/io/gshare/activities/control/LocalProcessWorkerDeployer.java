@@ -119,23 +119,10 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     if (current != null && current.isAlive()) {
       return "; usage agent " + current.pid();
     }
-    String master = cluster.getConfiguration().getMasterUrl().replaceAll("/$", "");
-    String cgroupRoot;
-    String hamiMonitorUrl;
     ConfigMap info = simulatorInfo(cluster);
-    if (info != null && info.getData() != null) {
-      cgroupRoot = info.getData().getOrDefault(SimulatorInfo.CGROUP_ROOT, "");
-      hamiMonitorUrl = info.getData().getOrDefault(SimulatorInfo.HAMI_MONITOR_URL, "");
-    } else {
-      // The older stand-in apiserver says it under /sim/v1 on its own port.
-      hamiMonitorUrl = master + "/sim/v1/hami/metrics";
-      try {
-        cgroupRoot = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cluster.raw(master + "/sim/v1/info"))
-            .path("cgroupRoot").asText("");
-      } catch (RuntimeException | IOException e) {
-        cgroupRoot = "";
-      }
-    }
+    boolean published = info != null && info.getData() != null;
+    String cgroupRoot = published ? info.getData().getOrDefault(SimulatorInfo.CGROUP_ROOT, "") : "";
+    String hamiMonitorUrl = published ? info.getData().getOrDefault(SimulatorInfo.HAMI_MONITOR_URL, "") : "";
     if (cgroupRoot.isBlank()) {
       log.info("cluster {} is not a simulator with a cgroup tree: no local usage agent", clusterId);
       return "; no usage agent (not a simulated cluster)";

@@ -73,8 +73,7 @@ import org.slf4j.LoggerFactory;
  * the real apiserver's {@code /api/v1/nodes/<node>/proxy/<path>} reaches it:
  *
  * <ul>
- *   <li>{@code GET /stats/summary}: the Summary API, reduced (as the fabric8 simulator's {@code StorageController}
- *       reduces it) to the node's name and, per Running pod bound to the node, its {@code podRef} and the stats of
+ *   <li>{@code GET /stats/summary}: the Summary API, reduced to the node's name and, per Running pod bound to the node, its {@code podRef} and the stats of
  *       its PersistentVolumeClaim volumes whose claim is Bound: {@code pvcRef}, {@code capacityBytes} (the claim's
  *       {@code status.capacity}), {@code usedBytes} (from the function given at start) and {@code availableBytes}.
  *   <li>{@code POST /checkpoint/<namespace>/<pod>/<container>} (the ContainerCheckpoint API, KEP-2008): a running
@@ -423,8 +422,7 @@ public final class KubeletStandIn implements AutoCloseable {
   }
 
   /**
-   * The Summary API of the node, in the shape of the fabric8 simulator's {@code StorageController.summary}: the node's
-   * name and start, and per Running pod bound to it its reference and the stats of its volumes of Bound claims.
+   * The Summary API of the node, reduced to what gShare reads: the node's name and start, and per Running pod bound to it its reference and the stats of its volumes of Bound claims.
    */
   Map<String, Object> summary(String nodeName) {
     Node node = client.nodes().withName(nodeName).get();
