@@ -263,8 +263,10 @@ public final class SessionBench {
           k8s.services().inNamespace("gshare-sessions").resource(new ServiceBuilder().withNewMetadata().withName(name)
               .endMetadata().withNewSpec().addNewPort().withPort(80).endPort().endSpec().build()).create();
           k8s.network().v1().ingresses().inNamespace("gshare-sessions").resource(
+              // A real apiserver refuses an Ingress with neither rules nor a default backend.
               new io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder().withNewMetadata().withName(name).endMetadata()
-                  .build()).create();
+                  .withNewSpec().withNewDefaultBackend().withNewService().withName(name).withNewPort().withNumber(80)
+                  .endPort().endService().endDefaultBackend().endSpec().build()).create();
           k8s.pods().inNamespace("gshare-sessions").withName(name).get();
           k8s.network().v1().ingresses().inNamespace("gshare-sessions").withName(name).delete();
           k8s.services().inNamespace("gshare-sessions").withName(name).delete();
