@@ -77,7 +77,10 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
    */
   public void failImagePulls(String node, String reference, String message) {
     if (message == null) {
-      pullFailures.getOrDefault(node, new ConcurrentHashMap<>()).remove(reference);
+      pullFailures.computeIfPresent(node, (n, failing) -> {
+        failing.remove(reference);
+        return failing.isEmpty() ? null : failing;
+      });
     } else {
       pullFailures.computeIfAbsent(node, n -> new ConcurrentHashMap<>()).put(reference, message);
     }
@@ -101,10 +104,10 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
       if (node == null || pod.getMetadata().getDeletionTimestamp() != null) {
         continue;
       }
-      String[] pullFailure = ("Pending".equals(phase) || "Running".equals(phase)) ? pullFailure(pod, node) : null;
+      PullFailure pullFailure = ("Pending".equals(phase) || "Running".equals(phase)) ? pullFailure(pod, node) : null;
       if (pullFailure != null) {
         if (!pullFailed(pod)) {
-          failPull(pod, pullFailure[0], pullFailure[1]);
+          failPull(pod, pullFailure.image(), pullFailure.message());
         }
         continue;
       }
@@ -126,8 +129,11 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
     imagesByNode.forEach(this::listImages);
   }
 
-  /** The first of the pod's images whose pull fails on its node, with the message; null when none does. */
-  private String[] pullFailure(Pod pod, String nodeName) {
+  /** An image whose pull fails, and containerd's words for why. */
+  private record PullFailure(String image, String message) {}
+
+  /** The first of the pod's images whose pull fails on its node; null when none does. */
+  private PullFailure pullFailure(Pod pod, String nodeName) {
     Map<String, String> failing = pullFailures.get(nodeName);
     if (failing == null || failing.isEmpty()) {
       return null;
@@ -144,7 +150,7 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
           continue;
         }
       }
-      return new String[] {c.getImage(), message};
+      return new PullFailure(c.getImage(), message);
     }
     return null;
   }

@@ -3,7 +3,9 @@ package io.gshare.sim.kube;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.gshare.sim.ClusterView;
 import io.gshare.sim.GpuMetrics;
 import io.gshare.sim.SimSeed;
@@ -21,6 +23,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
@@ -252,26 +257,30 @@ public final class KubeCluster implements AutoCloseable {
    * lifecycle controller marks the node unreachable after {@link LocalKubernetes#NODE_MONITOR_GRACE}.
    */
   public void dropNode(String hostname) {
-    setNodeLease(hostname, java.time.Instant.now(), 3600);
+    setNodeLease(hostname, Instant.now(), 3600);
   }
 
   /** The dropped node's kubelet comes back: its lease expired, KWOK takes it again and the node turns Ready. */
   public void restoreNode(String hostname) {
-    setNodeLease(hostname, java.time.Instant.now().minus(Duration.ofHours(1)), 1);
+    setNodeLease(hostname, Instant.now().minus(Duration.ofHours(1)), 1);
   }
 
-  private void setNodeLease(String hostname, java.time.Instant renewed, int seconds) {
-    var lease = client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
-        .inNamespace("kube-node-lease").withName(hostname);
+  private void setNodeLease(String hostname, Instant renewed, int seconds) {
+    var lease = nodeLease(hostname);
     if (lease.get() == null) {
       throw new IllegalArgumentException("no node lease for " + hostname);
     }
     lease.edit(l -> {
       l.getSpec().setHolderIdentity(DROPPED_NODE_HOLDER);
       l.getSpec().setLeaseDurationSeconds(seconds);
-      l.getSpec().setRenewTime(java.time.ZonedDateTime.ofInstant(renewed, java.time.ZoneOffset.UTC));
+      l.getSpec().setRenewTime(ZonedDateTime.ofInstant(renewed, ZoneOffset.UTC));
       return l;
     });
+  }
+
+  /** The node's heartbeat: the Lease its kubelet (here KWOK) renews in {@code kube-node-lease}. */
+  private Resource<Lease> nodeLease(String hostname) {
+    return client.resources(Lease.class).inNamespace("kube-node-lease").withName(hostname);
   }
 
   /** Who holds a dropped node's lease instead of KWOK. */
@@ -281,8 +290,7 @@ public final class KubeCluster implements AutoCloseable {
   public boolean addNode(SimSeed.NodeSpec spec) {
     // A node dropped and then deleted may leave its lease held away from KWOK; a machine that joins again under the
     // same name starts with a fresh one, as a new kubelet would.
-    var lease = client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
-        .inNamespace("kube-node-lease").withName(spec.name());
+    var lease = nodeLease(spec.name());
     var left = lease.get();
     if (left != null && DROPPED_NODE_HOLDER.equals(left.getSpec().getHolderIdentity())) {
       lease.delete();
