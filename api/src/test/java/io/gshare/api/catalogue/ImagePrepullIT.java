@@ -42,12 +42,11 @@ class ImagePrepullIT extends ApiIntegrationTest {
       return;
     }
     SimSeed.GpuSpec gpu = new SimSeed.GpuSpec(MODEL, 1, 49140, null);
-    sim = KubeCluster.start(new SimSeed("v1.37.2", List.of(
+    sim = startCluster(new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("a6000-0", "exclusive", gpu, Map.of()),
         new SimSeed.NodeSpec("a6000-1", "exclusive", gpu, Map.of()),
         new SimSeed.NodeSpec("a6000-2", "fractional", new SimSeed.GpuSpec(MODEL, 1, 49140, 4), Map.of()),
-        new SimSeed.NodeSpec("cpu-0", "cpu", null, Map.of())), null),
-        KubeCluster.Options.defaults().withName(NewTestIds.next("prepull")));
+        new SimSeed.NodeSpec("cpu-0", "cpu", null, Map.of())), null), "prepull");
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("prepull", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next("prepull").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",

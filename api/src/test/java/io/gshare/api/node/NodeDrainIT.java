@@ -64,7 +64,7 @@ class NodeDrainIT extends ApiIntegrationTest {
         new SimSeed.NodeSpec("h200-1", "exclusive", new SimSeed.GpuSpec(LOSSLESS_MODEL, 1, 143771, null), criu),
         new SimSeed.NodeSpec("l40s-0", "exclusive", new SimSeed.GpuSpec(LONE_MODEL, 1, 46068, null), Map.of()),
         new SimSeed.NodeSpec("t4-0", "exclusive", new SimSeed.GpuSpec("NVIDIA A2", 1, 15360, null), Map.of())), null);
-    sim = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next("drain")));
+    sim = startCluster(seed, "drain");
     String domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("drain", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(

@@ -82,7 +82,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
         // The class the volume test's pool names: the worker's volume sync reports it present here.
         List.of(new SimSeed.StorageClassSpec("gshare-data", "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
             false, List.of())));
-    sim = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next("sessions")));
+    sim = startCluster(seed, "sessions");
     domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("sessions", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(

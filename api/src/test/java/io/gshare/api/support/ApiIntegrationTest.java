@@ -1,5 +1,7 @@
 package io.gshare.api.support;
 
+import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.user.UserService;
@@ -14,6 +16,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -39,6 +45,11 @@ public abstract class ApiIntegrationTest {
 
   private static KubeCluster simulatedCluster;
   private static InProcessClusterWorker clusterWorker;
+  /** The clusters this test class started ({@link #startCluster}), closed after it. */
+  private static final Deque<KubeCluster> classClusters = new ConcurrentLinkedDeque<>();
+  /** The context's deployer and database, for the class's end, which runs where no bean is injected. */
+  private static volatile WorkerDeployer classDeployer;
+  private static volatile JdbcClient classJdbc;
   private static String jdbcUrl;
   private static Path keyDir;
 
@@ -47,6 +58,7 @@ public abstract class ApiIntegrationTest {
   @Autowired protected JdbcClient jdbc;
   @Autowired protected UserService userService;
   @Autowired protected Tokens tokens;
+  @Autowired private WorkerDeployer workerDeployer;
   private final HttpClient http = HttpClient.newHttpClient();
 
   /** The GPU cluster (a real Kubernetes with the dev seed's KWOK nodes) whose worker activities this JVM hosts. */
@@ -115,12 +127,41 @@ public abstract class ApiIntegrationTest {
   }
 
   /** The simulated cluster whose worker activities this JVM hosts, registered as attach would leave it. */
-  @org.junit.jupiter.api.BeforeEach
+  @BeforeEach
   void registerSimulatedCluster() {
+    classDeployer = workerDeployer;
+    classJdbc = jdbc;
     jdbc.sql("""
         insert into clusters (id, name, status, session_domain, simulated)
         values (:id, 'sim', 'connected', 'sessions.sim.example.com', true) on conflict (id) do nothing
         """).param("id", SIM_CLUSTER_ID).update();
+  }
+
+  /**
+   * Starts a real Kubernetes for this test class, named {@code prefix} and a number, closed after the class with the
+   * rest of what it started ({@link #stopWhatTheClassStarted}).
+   */
+  protected static KubeCluster startCluster(SimSeed seed, String prefix) {
+    KubeCluster cluster = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next(prefix)));
+    classClusters.push(cluster);
+    return cluster;
+  }
+
+  /**
+   * After each test class: the cluster-workers (and usage agents) that attach started as local processes of this JVM
+   * for the class's clusters stop, and the clusters the class started close. Left running, every cluster of every
+   * earlier class kept its control plane, its worker polling Temporal and its reports to the api going for the rest
+   * of the run: a load that grew with each class and slowed every later one.
+   */
+  @AfterAll
+  static void stopWhatTheClassStarted() {
+    if (classDeployer instanceof LocalProcessWorkerDeployer local && classJdbc != null) {
+      classJdbc.sql("select id from clusters where id <> :shared").param("shared", SIM_CLUSTER_ID).query(String.class)
+          .list().forEach(clusterId -> local.remove(clusterId, null));
+    }
+    while (!classClusters.isEmpty()) {
+      classClusters.pop().close();
+    }
   }
 
   /** A super admin's token (the same super admin every time, as bootstrap guarantees). */
@@ -200,9 +241,9 @@ public abstract class ApiIntegrationTest {
   /** {@link #attachSimulator(String, String, String, int, long)} with the cluster's session domain given. */
   protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib,
       String sessionDomain) throws IOException {
-    KubeCluster sim = KubeCluster.start(new io.gshare.sim.SimSeed("v1.37.2", java.util.List.of(
-        new io.gshare.sim.SimSeed.NodeSpec(hostname, "exclusive", new io.gshare.sim.SimSeed.GpuSpec(model, gpus, memoryMib,
-            null), java.util.Map.of())), null), KubeCluster.Options.defaults().withName(NewTestIds.next(prefix)));
+    KubeCluster sim = startCluster(new SimSeed("v1.37.2", java.util.List.of(
+        new SimSeed.NodeSpec(hostname, "exclusive", new SimSeed.GpuSpec(model, gpus, memoryMib, null),
+            java.util.Map.of())), null), prefix);
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile(prefix, ".kubeconfig")));
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
     HttpResponse<String> registered = post("/api/v1/clusters", json.writeValueAsString(java.util.Map.of(

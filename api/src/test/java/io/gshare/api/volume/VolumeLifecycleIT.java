@@ -81,12 +81,12 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
         new SimSeed.NodeSpec("store-0", "cpu", null, Map.of("gshare.io/role", "storage"), "800Gi")), null,
         List.of(new SimSeed.StorageClassSpec(STORAGE_CLASS, "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
             false, List.of(new SimSeed.CapacitySpec("democratic-csi", null, "100Gi", "100Gi", null)))));
-    sim = KubeCluster.start(seed, KubeCluster.Options.defaults().withName(NewTestIds.next("volumes")));
+    sim = startCluster(seed, "volumes");
     clusterId = attach(sim);
-    simB = KubeCluster.start(new SimSeed("v1.37.2", List.of(
+    simB = startCluster(new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec("a10-0", "exclusive", new SimSeed.GpuSpec(MODEL_B, 1, 23028, null), Map.of())), null,
         List.of(new SimSeed.StorageClassSpec(STORAGE_CLASS, "org.democratic-csi.gshare-nfs", true, "Delete", "Immediate",
-            false, List.of()))), KubeCluster.Options.defaults().withName(NewTestIds.next("volumes-b")));
+            false, List.of()))), "volumes-b");
     clusterB = attach(simB);
     offeringB = offering(MODEL_B);
     offering = offering(MODEL);
