@@ -68,10 +68,10 @@ test-images: images-local ## build the images on the local base, check their con
 test-e2e: ## the console in a real browser (Debian's chromium, installed when missing; playwright-core) against the dev runtime, its OIDC provider and nginx; needs the jars (make build or test-java); screenshots in e2e/target/screenshots
 	hack/e2e.sh
 
-test-faults: tools ## the fault and bad-input suite, slow scenarios too: each failure injected into the dev runtime's parts, the four invariants checked after each; prints the table (target/fault-suite.txt)
+test-faults: tools ## the fault and bad-input suite, slow scenarios too: each failure injected into the dev runtime's parts, the four invariants checked after each; prints the tables (target/fault-suite-*.txt)
 	$(MVN) -q -DskipTests install
-	$(MVN) verify -pl dev-runtime -Dit.test=FaultSuiteIT -Dgshare.faults.excluded=none -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false
-	@cat dev-runtime/target/fault-suite.txt
+	$(MVN) verify -pl dev-runtime -Dit.test='FaultSuite*IT' -Dgshare.faults.excluded=none -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false
+	@cat dev-runtime/target/fault-suite-*.txt
 
 test-shell: ## shellcheck and bats over hack/
 	@if [ -x hack/test/run.sh ]; then hack/test/run.sh; else echo "no shell tests yet"; fi

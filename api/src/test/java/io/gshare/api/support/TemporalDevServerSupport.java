@@ -41,7 +41,9 @@ public final class TemporalDevServerSupport {
           .setUiEnabled(true)
           .setUiPort(uiPort)
           .setLogLevel("warn")
-          .setLogFile(Path.of("target", "temporal-dev-server.log").toAbsolutePath().toString())
+          // One log per test JVM: the integration tests run in two forks, each with a dev server of its own.
+          .setLogFile(Path.of("target", "temporal-dev-server-" + ProcessHandle.current().pid() + ".log")
+              .toAbsolutePath().toString())
           .setStartupTimeout(Duration.ofSeconds(90))
           .build());
       Runtime.getRuntime().addShutdownHook(new Thread(server::close));
