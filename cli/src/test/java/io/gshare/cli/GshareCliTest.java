@@ -106,6 +106,14 @@ class GshareCliTest {
   }
 
   @Test
+  void aVolumeWithoutASizeIsAUsageErrorAndSendsNothing() {
+    Run run = gshare("volumes", "create", "--name", "data");
+    assertThat(run.exit()).isEqualTo(GshareCli.EXIT_USAGE);
+    assertThat(run.err()).contains("--size").contains("Usage: gshare volumes create");
+    assertThat(lastRequest.get()).isNull();
+  }
+
+  @Test
   void anAnswerThatIsNoProblemDocumentIsStillSaidInWords() {
     Run run = gshare("gpus", "list");
     assertThat(run.exit()).isEqualTo(GshareCli.EXIT_FAILED);

@@ -28,7 +28,7 @@ public final class LoginCommand extends CliCommand implements Runnable {
       description = "the control plane's URL; default: the current context's")
   String server;
 
-  @Option(names = "--token", paramLabel = "TOKEN", description = "an API token (the console's Tokens page)")
+  @Option(names = "--token", paramLabel = "TOKEN", description = "an API token (POST /api/v1/users/<your id>/tokens issues one; the dev runtime writes demo.token)")
   String token;
 
   @Option(names = "--token-stdin", description = "read the API token from standard input (keeps it out of ps)")

@@ -42,7 +42,7 @@ public final class VolumesCommand {
       footerHeading = "%nExamples:%n", footer = {"  gshare volumes create --name datasets --size 100"})
   static final class Create extends CliCommand implements Runnable {
     @Option(names = "--name", required = true, description = "its name") String name;
-    @Option(names = "--size", paramLabel = "GB", description = "size in GB; default: the pool's default") Integer size;
+    @Option(names = "--size", paramLabel = "GIB", required = true, description = "size in GiB, 1 to 100000") Integer size;
     @Option(names = "--pool", paramLabel = "ID", description = "the storage pool; default: the default pool") String pool;
 
     @Override
