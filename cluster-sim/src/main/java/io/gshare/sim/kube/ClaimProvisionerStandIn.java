@@ -142,6 +142,8 @@ public final class ClaimProvisionerStandIn implements AutoCloseable {
   private final Clock clock;
   private final String identity;
   private final ScheduledExecutorService loop;
+  /** When to pass: the kinds it reads changed, or {@link ChangeTrigger#IDLE_PASS} went by. */
+  private final ChangeTrigger changes;
   private final Map<String, PoolSize> poolSizes = new ConcurrentHashMap<>();
   private final Map<String, Usage> usedBytes = new ConcurrentHashMap<>();
   /** {@code uid/reason/message} of the events already written, so that a retry does not repeat one. */
@@ -158,7 +160,15 @@ public final class ClaimProvisionerStandIn implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    loop.scheduleWithFixedDelay(this::passQuietly, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+    this.changes = new ChangeTrigger()
+        .watching(client.storage().v1().storageClasses())
+        .watching(client.persistentVolumeClaims().inAnyNamespace())
+        .watching(client.persistentVolumes());
+    loop.scheduleWithFixedDelay(() -> {
+      if (changes.due()) {
+        passQuietly();
+      }
+    }, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
     log.info("claim provisioner stand-in (a simulator of a CSI driver's external-provisioner and external-resizer; no"
         + " CSI driver can run here) serves the StorageClasses whose provisioner is not kubernetes.io/...");
   }
@@ -172,6 +182,7 @@ public final class ClaimProvisionerStandIn implements AutoCloseable {
 
   /** Records the bytes in use on a claim's volume; false when the claim does not exist. */
   public boolean setUsedBytes(String namespace, String claim, long bytes) {
+    changes.poke();
     if (bytes < 0) {
       throw new IllegalArgumentException("used bytes must be >= 0, got " + bytes);
     }
@@ -707,5 +718,6 @@ public final class ClaimProvisionerStandIn implements AutoCloseable {
   @Override
   public void close() {
     loop.shutdownNow();
+    changes.close();
   }
 }

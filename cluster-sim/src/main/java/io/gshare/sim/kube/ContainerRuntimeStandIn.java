@@ -43,6 +43,8 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
 
   private final KubernetesClient client;
   private final ScheduledExecutorService loop;
+  /** When to pass: the kinds it reads changed, or {@link ChangeTrigger#IDLE_PASS} went by. */
+  private final ChangeTrigger changes;
   /** Pods told to fail ({@code namespace/name}), with the reason; forgotten once failed. */
   private final Map<String, String> podsToFail = new ConcurrentHashMap<>();
   /** Image pulls that fail: node, then the reference as pods name it, then the runtime's message. */
@@ -55,7 +57,13 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    loop.scheduleWithFixedDelay(this::passQuietly, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+    this.changes = new ChangeTrigger()
+        .watching(client.pods().inAnyNamespace());
+    loop.scheduleWithFixedDelay(() -> {
+      if (changes.due()) {
+        passQuietly();
+      }
+    }, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
     log.info("container runtime stand-in (a simulator; no containerd runs here) names KWOK's containers and images");
   }
 
@@ -65,6 +73,7 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
 
   /** The pod's containers exit with {@code reason} (an error) on the next pass; it may not exist yet. */
   public void failPod(String namespace, String name, String reason) {
+    changes.poke();
     podsToFail.put(namespace + "/" + name, reason == null ? "Error" : reason);
   }
 
@@ -76,6 +85,7 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
    * retry a pod it already failed (a kubelet would, after its back-off): make a new pod.
    */
   public void failImagePulls(String node, String reference, String message) {
+    changes.poke();
     if (message == null) {
       pullFailures.computeIfPresent(node, (n, failing) -> {
         failing.remove(reference);
@@ -258,5 +268,6 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
   @Override
   public void close() {
     loop.shutdownNow();
+    changes.close();
   }
 }

@@ -93,6 +93,8 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
   private final Clock clock;
   private final Map<String, Registration> registered = new ConcurrentHashMap<>();
   private final ScheduledExecutorService loop;
+  /** When to pass: the kinds it reads changed, or {@link ChangeTrigger#IDLE_PASS} went by. */
+  private final ChangeTrigger changes;
 
   private HamiSchedulerStandIn(KubernetesClient client, Duration tick, Clock clock) {
     this.client = client;
@@ -102,7 +104,14 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    loop.scheduleWithFixedDelay(this::passQuietly, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+    this.changes = new ChangeTrigger()
+        .watching(client.nodes())
+        .watching(client.pods().inAnyNamespace());
+    loop.scheduleWithFixedDelay(() -> {
+      if (changes.due()) {
+        passQuietly();
+      }
+    }, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
     log.info("HAMi scheduler stand-in (a simulator; HAMi itself cannot run here) answers pods of schedulerName {}",
         SCHEDULER_NAME);
   }
@@ -114,6 +123,7 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
 
   /** Forgets every node's registration, as a restart of HAMi's scheduler does: cordons are read afresh. */
   public void restart() {
+    changes.poke();
     registered.clear();
     log.info("HAMi scheduler stand-in restarted: nodes are registered again");
   }
@@ -510,5 +520,6 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
   @Override
   public void close() {
     loop.shutdownNow();
+    changes.close();
   }
 }

@@ -123,6 +123,8 @@ public final class KubeletStandIn implements AutoCloseable {
   private final AtomicInteger checkpoints = new AtomicInteger();
   private final ExecutorService handlers;
   private final ScheduledExecutorService loop;
+  /** When to pass: the kinds it reads changed, or {@link ChangeTrigger#IDLE_PASS} went by. */
+  private final ChangeTrigger changes;
 
   private KubeletStandIn(KubernetesClient client, KubePki pki, ToLongBiFunction<String, String> usedBytes,
       InetAddress address, Duration tick, Clock clock) {
@@ -141,7 +143,13 @@ public final class KubeletStandIn implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    loop.scheduleWithFixedDelay(this::passQuietly, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+    this.changes = new ChangeTrigger()
+        .watching(client.nodes());
+    loop.scheduleWithFixedDelay(() -> {
+      if (changes.due()) {
+        passQuietly();
+      }
+    }, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
     log.info("kubelet stand-in (a simulator; no kubelet runs here, KWOK plays the rest) serves stats/summary and "
         + "checkpoint for every KWOK node on {}, one port per node", address.getHostAddress());
   }
@@ -511,6 +519,7 @@ public final class KubeletStandIn implements AutoCloseable {
   @Override
   public void close() {
     loop.shutdownNow();
+    changes.close();
     synchronized (this) {
       servers.values().forEach(s -> s.stop(0));
       servers.clear();

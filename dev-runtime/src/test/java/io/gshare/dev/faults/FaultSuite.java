@@ -248,10 +248,13 @@ abstract class FaultSuite {
   List<String> fuzz(Path st, Path document, Path dir, String name, String token, String paths)
       throws Exception {
     Path log = dir.resolve(name + ".log");
+    // One worker: with two threads, hypothesis's lambda descriptions parse source with Python 3.11's ast from both at
+    // once, which CPython 3.11 does not survive ("AST constructor recursion depth mismatch", a runtime error in the
+    // report, not a finding about the API).
     List<String> arguments = new ArrayList<>(List.of(st.toAbsolutePath().toString(), "run", document.toString(),
         "--url", runtime.apiUrl(), "-H", "Authorization: Bearer " + token, "--mode", "negative",
         "--checks", "not_a_server_error,status_code_conformance,content_type_conformance",
-        "--phases", "examples,coverage,fuzzing", "--max-examples", "5", "--workers", "2", "--max-time", "45",
+        "--phases", "examples,coverage,fuzzing", "--max-examples", "5", "--workers", "1", "--max-time", "45",
         "--generation-deterministic", "--suppress-health-check", "all", "--include-path-regex", paths,
         "--exclude-path-regex", "^/internal/connect/", "--report", "junit,har", "--report-dir", dir.resolve(name).toString()));
     // Commands that take no body and no query (DELETE, pause, rotate-token, ...) have nothing to malform: the fuzzer
