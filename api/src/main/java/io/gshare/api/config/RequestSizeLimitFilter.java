@@ -1,9 +1,9 @@
 package io.gshare.api.config;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.api.problem.ProblemDocuments;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
-import io.gshare.api.error.ProblemDetailsAdvice;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -45,7 +45,7 @@ class RequestSizeLimitFilter extends OncePerRequestFilter {
       response.setHeader("Connection", "close");
       response.setStatus(413);
       response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-      json.writeValue(response.getOutputStream(), ProblemDetailsAdvice.body(ProblemCode.PAYLOAD_TOO_LARGE,
+      json.writeValue(response.getOutputStream(), ProblemDocuments.of(ProblemCode.PAYLOAD_TOO_LARGE,
           "the request body exceeds " + limit / 1024 + " KiB", Map.of("limit_bytes", limit)));
       return;
     }

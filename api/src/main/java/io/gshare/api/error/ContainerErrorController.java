@@ -1,5 +1,6 @@
 package io.gshare.api.error;
 
+import io.gshare.api.problem.ProblemDocuments;
 import io.gshare.core.error.ProblemCode;
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;
@@ -44,6 +45,6 @@ class ContainerErrorController implements ErrorController {
     }
     // The container's status stands (e.g. 400 for a rejected path); the code names the family.
     return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-        .body(ProblemDetailsAdvice.body(problem, detail, Map.of()));
+        .body(ProblemDocuments.of(problem, detail, Map.of()));
   }
 }

@@ -1,5 +1,6 @@
 package io.gshare.api.error;
 
+import io.gshare.api.problem.ProblemDocuments;
 import io.gshare.core.audit.AuditLog;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.security.access.AccessDeniedException;
@@ -17,7 +18,6 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowServiceException;
 import jakarta.validation.ConstraintViolationException;
 import java.sql.SQLException;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -29,7 +29,6 @@ import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -235,20 +234,9 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
   static ResponseEntity<Object> problem(ProblemCode code, String detail, Map<String, Object> properties) {
     return ResponseEntity.status(code.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-        .body(body(code, detail, properties));
+        .body(ProblemDocuments.of(code, detail, properties));
   }
 
-  /** The problem document for {@code code}; filters that answer before MVC use it too. */
-  public static ProblemDetail body(ProblemCode code, String detail, Map<String, Object> properties) {
-    ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(code.status()), detail);
-    body.setType(code.type());
-    body.setTitle(code.title());
-    Map<String, Object> extra = new LinkedHashMap<>();
-    extra.put("code", code.code());
-    extra.putAll(properties);
-    body.setProperties(extra);
-    return body;
-  }
 
   private static boolean isUnavailable(Status status) {
     return status.getCode() == Status.Code.UNAVAILABLE || status.getCode() == Status.Code.DEADLINE_EXCEEDED;

@@ -45,12 +45,12 @@ class ConnectVerifyController {
   private final AuditLog audit;
   private final SecurityProperties properties;
   private final io.gshare.api.signin.SessionUrlSignIn signIn;
-  private final io.gshare.api.signin.OidcProperties oidc;
+  private final io.gshare.api.security.OidcProperties oidc;
   private final io.gshare.api.session.SessionService sessionService;
 
   ConnectVerifyController(Callers callers, SessionRepository sessions, AuditLog audit,
       SecurityProperties properties, io.gshare.api.signin.SessionUrlSignIn signIn,
-      io.gshare.api.signin.OidcProperties oidc, io.gshare.api.session.SessionService sessionService) {
+      io.gshare.api.security.OidcProperties oidc, io.gshare.api.session.SessionService sessionService) {
     this.callers = callers;
     this.sessions = sessions;
     this.audit = audit;
@@ -157,8 +157,8 @@ class ConnectVerifyController {
       return null;
     }
     for (String pair : url.getRawQuery().split("&")) {
-      if (pair.startsWith(io.gshare.api.signin.SignInPaths.CODE_PARAM + "=")) {
-        return java.net.URLDecoder.decode(pair.substring(io.gshare.api.signin.SignInPaths.CODE_PARAM.length() + 1),
+      if (pair.startsWith(io.gshare.api.security.SignInPaths.CODE_PARAM + "=")) {
+        return java.net.URLDecoder.decode(pair.substring(io.gshare.api.security.SignInPaths.CODE_PARAM.length() + 1),
             java.nio.charset.StandardCharsets.UTF_8);
       }
     }

@@ -31,7 +31,7 @@ public class BrowserSession {
   private final String tokenCookie;
   private final String secureCookies;
 
-  BrowserSession(SecurityProperties security, io.gshare.api.signin.OidcProperties oidc) {
+  BrowserSession(SecurityProperties security, OidcProperties oidc) {
     this.tokenCookie = security.sessionCookie();
     this.secureCookies = oidc.secureCookies();
   }

@@ -1,7 +1,5 @@
 package io.gshare.api.security;
 
-import io.gshare.api.signin.OidcProperties;
-import io.gshare.api.user.UserService;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -22,13 +20,13 @@ import org.springframework.web.filter.OncePerRequestFilter;
 final class BrowserSessionRenewal extends OncePerRequestFilter {
 
   private final BrowserSession browser;
-  private final UserService users;
+  private final BrowserTokens tokens;
   private final OidcProperties oidc;
   private final Clock clock;
 
-  BrowserSessionRenewal(BrowserSession browser, UserService users, OidcProperties oidc, Clock clock) {
+  BrowserSessionRenewal(BrowserSession browser, BrowserTokens tokens, OidcProperties oidc, Clock clock) {
     this.browser = browser;
-    this.users = users;
+    this.tokens = tokens;
     this.oidc = oidc;
     this.clock = clock;
   }
@@ -53,7 +51,7 @@ final class BrowserSessionRenewal extends OncePerRequestFilter {
     if (left.compareTo(oidc.browserSessionTtl().dividedBy(2)) >= 0) {
       return;
     }
-    UserService.IssuedToken fresh = users.issue(user.userId(), "browser", oidc.browserSessionTtl());
-    browser.renew(request, response, fresh.token(), oidc.browserSessionTtl());
+    String fresh = tokens.issueBrowserToken(user.userId(), oidc.browserSessionTtl());
+    browser.renew(request, response, fresh, oidc.browserSessionTtl());
   }
 }

@@ -19,6 +19,6 @@ public final class OpenPaths {
    */
   public static boolean isOpen(String path) {
     return path.equals(HEALTHZ) || path.equals(INTERNAL_JWKS) || path.equals(CONNECT_VERIFY)
-        || path.startsWith(CONNECT_VERIFY + "/") || io.gshare.api.signin.SignInPaths.isSignIn(path);
+        || path.startsWith(CONNECT_VERIFY + "/") || SignInPaths.isSignIn(path);
   }
 }

@@ -2,7 +2,7 @@ package io.gshare.api.security;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.core.audit.AuditLog;
-import io.gshare.api.error.ProblemDetailsAdvice;
+import io.gshare.api.problem.ProblemDocuments;
 import io.gshare.core.error.ProblemCode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -68,6 +68,6 @@ class SecurityProblems implements AuthenticationEntryPoint, AccessDeniedHandler 
   private void write(HttpServletResponse response, ProblemCode code, String detail) throws IOException {
     response.setStatus(code.status());
     response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-    json.writeValue(response.getOutputStream(), ProblemDetailsAdvice.body(code, detail, Map.of()));
+    json.writeValue(response.getOutputStream(), ProblemDocuments.of(code, detail, Map.of()));
   }
 }

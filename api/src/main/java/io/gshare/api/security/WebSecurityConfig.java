@@ -21,11 +21,14 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
 import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
 import org.springframework.security.oauth2.server.resource.BearerTokenErrors;
 import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
 import org.springframework.security.oauth2.server.resource.web.DefaultBearerTokenResolver;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.AuthenticationFailureHandler;
+import org.springframework.security.web.authentication.AuthenticationSuccessHandler;
 import org.springframework.security.web.util.matcher.DispatcherTypeRequestMatcher;
 import org.springframework.security.web.util.matcher.OrRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestMatcher;
@@ -93,7 +96,7 @@ class WebSecurityConfig implements WebMvcConfigurer {
   @Order(2)
   SecurityFilterChain openChain(HttpSecurity http) throws Exception {
     RequestMatcher open = new OrRequestMatcher(
-        request -> OpenPaths.isOpen(path(request)) && !io.gshare.api.signin.SignInPaths.isSignIn(path(request)),
+        request -> OpenPaths.isOpen(path(request)) && !SignInPaths.isSignIn(path(request)),
         new DispatcherTypeRequestMatcher(DispatcherType.ERROR));
     return stateless(http.securityMatcher(open))
         .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
@@ -108,10 +111,10 @@ class WebSecurityConfig implements WebMvcConfigurer {
    */
   @Bean
   @Order(2)
-  SecurityFilterChain signInChain(HttpSecurity http, io.gshare.api.signin.OidcProperties oidc,
-      io.gshare.api.signin.OidcClientRegistrations registrations, io.gshare.api.signin.SignInFlow flow,
-      SecurityProblems problems) throws Exception {
-    http.securityMatcher(request -> io.gshare.api.signin.SignInPaths.isSignIn(path(request)))
+  SecurityFilterChain signInChain(HttpSecurity http, OidcProperties oidc, ClientRegistrationRepository registrations,
+      AuthenticationSuccessHandler signedIn, AuthenticationFailureHandler notSignedIn, SecurityProblems problems)
+      throws Exception {
+    http.securityMatcher(request -> SignInPaths.isSignIn(path(request)))
         // logout checks the double-submit CSRF header itself; login is a GET that changes nothing; the CLI's token
         // exchange carries no cookie, only the one-time code and its PKCE verifier
         .csrf(AbstractHttpConfigurer::disable)
@@ -127,8 +130,8 @@ class WebSecurityConfig implements WebMvcConfigurer {
           .clientRegistrationRepository(registrations)
           .authorizedClientRepository(new org.springframework.security.oauth2.client.web
               .HttpSessionOAuth2AuthorizedClientRepository())
-          .successHandler(flow)
-          .failureHandler(flow));
+          .successHandler(signedIn)
+          .failureHandler(notSignedIn));
     }
     return http.build();
   }
@@ -154,9 +157,8 @@ class WebSecurityConfig implements WebMvcConfigurer {
   @Bean
   @Order(4)
   SecurityFilterChain apiChain(HttpSecurity http, Tokens tokens, Callers callers, SecurityProblems problems,
-      BrowserSession browser, io.gshare.api.user.UserService users, io.gshare.api.signin.OidcProperties oidc)
-      throws Exception {
-    http.addFilterAfter(new BrowserSessionRenewal(browser, users, oidc, java.time.Clock.systemUTC()),
+      BrowserSession browser, BrowserTokens browserTokens, OidcProperties oidc) throws Exception {
+    http.addFilterAfter(new BrowserSessionRenewal(browser, browserTokens, oidc, java.time.Clock.systemUTC()),
         org.springframework.security.oauth2.server.resource.web.authentication.BearerTokenAuthenticationFilter.class);
     return tokenChain(http, request -> path(request).startsWith("/api/"), "ROLE_USER",
         new TokenJwtDecoder(tokens, TokenKind.USER), callers.userConverter(), problems, bearerOrBrowser(browser));

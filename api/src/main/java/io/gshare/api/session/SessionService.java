@@ -121,7 +121,7 @@ public class SessionService {
       return signInUrl;
     }
     java.net.URI auth = java.net.URI.create(authUrl());
-    return auth.getScheme() + "://" + auth.getRawAuthority() + io.gshare.api.signin.SignInPaths.CONNECT;
+    return auth.getScheme() + "://" + auth.getRawAuthority() + io.gshare.api.security.SignInPaths.CONNECT;
   }
 
   /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */

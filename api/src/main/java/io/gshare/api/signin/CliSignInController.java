@@ -4,6 +4,8 @@ import io.gshare.api.security.BrowserSession;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.Callers;
 import io.gshare.api.security.InvalidTokenException;
+import io.gshare.api.security.OidcProperties;
+import io.gshare.api.security.SignInPaths;
 import io.gshare.api.user.UserService;
 import io.gshare.core.audit.AuditLog;
 import io.gshare.core.error.GshareException;

@@ -1,5 +1,6 @@
 package io.gshare.api.signin;
 
+import io.gshare.api.security.OidcProperties;
 import org.springframework.security.oauth2.client.registration.ClientRegistration;
 import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
 import org.springframework.security.oauth2.client.registration.ClientRegistrations;

@@ -1,5 +1,7 @@
 package io.gshare.api.signin;
 
+import io.gshare.api.security.OidcProperties;
+import io.gshare.api.security.SignInPaths;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.media.Content;

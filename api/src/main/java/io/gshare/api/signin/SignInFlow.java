@@ -1,6 +1,7 @@
 package io.gshare.api.signin;
 
 import io.gshare.api.security.BrowserSession;
+import io.gshare.api.security.OidcProperties;
 import io.gshare.core.error.GshareException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

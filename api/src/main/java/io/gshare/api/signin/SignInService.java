@@ -1,5 +1,6 @@
 package io.gshare.api.signin;
 
+import io.gshare.api.security.OidcProperties;
 import io.gshare.api.user.UserService;
 import io.gshare.core.audit.AuditLog;
 import io.gshare.core.error.GshareException;

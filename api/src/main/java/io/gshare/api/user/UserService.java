@@ -6,6 +6,7 @@ import io.gshare.core.user.UserRepository;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
+import io.gshare.api.security.BrowserTokens;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.SecurityProperties;
 import io.gshare.api.security.TokenKind;
@@ -20,7 +21,7 @@ import org.springframework.transaction.annotation.Transactional;
 
 /** Users, their roles and their API tokens. */
 @Service
-public class UserService {
+public class UserService implements BrowserTokens {
 
   /** A freshly issued token; the only time its value is shown. */
   public record IssuedToken(String id, String token, Instant expiresAt) {}
@@ -106,6 +107,11 @@ public class UserService {
     Instant expires = clock.instant().plus(lifetime);
     users.insertToken(tokenId, userId, name == null || name.isBlank() ? "default" : name, expires);
     return new IssuedToken(tokenId, tokens.sign(TokenKind.USER, userId, tokenId, lifetime), expires);
+  }
+
+  @Override
+  public String issueBrowserToken(String userId, Duration ttl) {
+    return issue(userId, "browser", ttl).token();
   }
 
   public List<UserRepository.ApiToken> tokens(Caller.User caller, String userId) {

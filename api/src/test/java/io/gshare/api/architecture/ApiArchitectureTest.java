@@ -1,6 +1,7 @@
 package io.gshare.api.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -16,7 +17,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Controllers speak HTTP and hand the rest to services and the domain (core): no SQL in a controller,
- * and none anywhere else in the api either, since the SQL's one home is core's repositories.
+ * and none anywhere else in the api either, since the SQL's one home is core's repositories. The api's feature
+ * packages depend on one another without cycles.
  */
 class ApiArchitectureTest {
 
@@ -43,5 +45,15 @@ class ApiArchitectureTest {
         .should().dependOnClassesThat().belongToAnyOf(JDBC)
         .because("SQL lives in core's repositories")
         .check(API);
+  }
+
+  /**
+   * Each first-level package of the api (a feature: session, signin, security, error, ...) with its subpackages is
+   * one slice, and no slice reaches back to one that reaches it: a package can be read, moved or split by itself.
+   * The filter chains' wiring ({@code security}) takes the sign-in's beans by Spring Security's own interfaces.
+   */
+  @Test
+  void theApisPackagesAreFreeOfCycles() {
+    slices().matching("io.gshare.api.(*)..").should().beFreeOfCycles().check(API);
   }
 }

@@ -18,9 +18,9 @@ class DefaultDenyIT extends ApiIntegrationTest {
 
   // The verify paths give their own verdicts (ConnectVerifyIT): the ingress-nginx shape and Envoy Gateway's.
   private static final Set<String> OPEN = Set.of(OpenPaths.HEALTHZ, OpenPaths.INTERNAL_JWKS, OpenPaths.CONNECT_VERIFY,
-      OpenPaths.CONNECT_VERIFY + "/**", io.gshare.api.signin.SignInPaths.LOGIN, io.gshare.api.signin.SignInPaths.LOGOUT,
-      io.gshare.api.signin.SignInPaths.CONNECT, io.gshare.api.signin.SignInPaths.CLI,
-      io.gshare.api.signin.SignInPaths.CLI_TOKEN);
+      OpenPaths.CONNECT_VERIFY + "/**", io.gshare.api.security.SignInPaths.LOGIN, io.gshare.api.security.SignInPaths.LOGOUT,
+      io.gshare.api.security.SignInPaths.CONNECT, io.gshare.api.security.SignInPaths.CLI,
+      io.gshare.api.security.SignInPaths.CLI_TOKEN);
 
   @Autowired ObjectMapper json;
   @Autowired @Qualifier("requestMappingHandlerMapping") RequestMappingHandlerMapping mappings;

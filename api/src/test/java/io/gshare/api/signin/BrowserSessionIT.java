@@ -2,6 +2,7 @@ package io.gshare.api.signin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gshare.api.security.SignInPaths;
 import io.gshare.api.support.ApiIntegrationTest;
 import java.net.URI;
 import java.net.http.HttpClient;

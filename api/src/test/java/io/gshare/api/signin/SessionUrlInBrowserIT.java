@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.gshare.api.security.SignInPaths;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.workflows.kube.Annotations;

@@ -1,4 +1,4 @@
-package io.gshare.api.signin;
+package io.gshare.api.security;
 
 /** The browser sign-in's paths, answered without a token (they are how a browser gets one). */
 public final class SignInPaths {

@@ -1,4 +1,4 @@
-package io.gshare.api.signin;
+package io.gshare.api.security;
 
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
