@@ -191,7 +191,7 @@ public final class DevRuntime implements AutoCloseable {
       args.removeIf(arg -> arg.startsWith("--" + key + "="));
       args.add("--" + property);
     }
-    apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+    apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
         args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
             options.dbPassword()), options.logDir());
     api = apiFactory.get();

@@ -80,7 +80,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     }
     // The worker exits with this process (cluster-worker's ClusterWorkerMain.PARENT_PID_PROPERTY): no orphans.
     List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx384m", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid(),
+        "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid(),
         "-jar", settings.jar().toAbsolutePath().toString()));
     ProcessBuilder builder = new ProcessBuilder(command);
     Map<String, String> env = builder.environment();

@@ -48,9 +48,6 @@ final class ControlPlaneProcess {
       // Nothing of the test JVM's proxies or kubeconfig leaks into the control plane.
       builder.environment().keySet().removeIf(k -> k.equalsIgnoreCase("https_proxy") || k.equalsIgnoreCase("http_proxy")
           || k.equals("KUBECONFIG"));
-      // Garbage collection at twice Go's default heap growth: a little more memory for less CPU, which the tests'
-      // several clusters on two cores are short of.
-      builder.environment().putIfAbsent("GOGC", "200");
       Process process = builder.start();
       Process watchdog = new ProcessBuilder("/bin/sh", "-c", WATCHDOG, "gshare-watchdog",
           String.valueOf(ProcessHandle.current().pid()), String.valueOf(process.pid()))
