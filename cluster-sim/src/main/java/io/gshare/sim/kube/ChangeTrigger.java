@@ -49,7 +49,10 @@ final class ChangeTrigger implements AutoCloseable {
     return this;
   }
 
-  /** A pass is due at the next tick: the stand-in was told something no watch sees (a fault to inject, say). */
+  /**
+   * A pass is due at the next tick: the stand-in was told something no watch sees (a fault to inject, say). Call it
+   * after the change it announces, or a pass between the two clears it and the change waits for the idle pass.
+   */
   void poke() {
     changed.set(true);
   }

@@ -182,7 +182,6 @@ public final class ClaimProvisionerStandIn implements AutoCloseable {
 
   /** Records the bytes in use on a claim's volume; false when the claim does not exist. */
   public boolean setUsedBytes(String namespace, String claim, long bytes) {
-    changes.poke();
     if (bytes < 0) {
       throw new IllegalArgumentException("used bytes must be >= 0, got " + bytes);
     }
@@ -191,6 +190,7 @@ public final class ClaimProvisionerStandIn implements AutoCloseable {
       return false;
     }
     usedBytes.put(namespace + "/" + claim, new Usage(current.getMetadata().getUid(), bytes, System.nanoTime()));
+    changes.poke();
     return true;
   }
 

@@ -73,8 +73,8 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
 
   /** The pod's containers exit with {@code reason} (an error) on the next pass; it may not exist yet. */
   public void failPod(String namespace, String name, String reason) {
-    changes.poke();
     podsToFail.put(namespace + "/" + name, reason == null ? "Error" : reason);
+    changes.poke(); // after the change: a pass between the two would clear the poke and miss it
   }
 
   /**
@@ -85,7 +85,6 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
    * retry a pod it already failed (a kubelet would, after its back-off): make a new pod.
    */
   public void failImagePulls(String node, String reference, String message) {
-    changes.poke();
     if (message == null) {
       pullFailures.computeIfPresent(node, (n, failing) -> {
         failing.remove(reference);
@@ -94,6 +93,7 @@ public final class ContainerRuntimeStandIn implements AutoCloseable {
     } else {
       pullFailures.computeIfAbsent(node, n -> new ConcurrentHashMap<>()).put(reference, message);
     }
+    changes.poke();
   }
 
   private void passQuietly() {

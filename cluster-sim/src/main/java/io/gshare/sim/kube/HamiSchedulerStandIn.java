@@ -123,8 +123,8 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
 
   /** Forgets every node's registration, as a restart of HAMi's scheduler does: cordons are read afresh. */
   public void restart() {
-    changes.poke();
     registered.clear();
+    changes.poke();
     log.info("HAMi scheduler stand-in restarted: nodes are registered again");
   }
 
