@@ -67,7 +67,7 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
       usage("KUBERNETES_*", "fabric8 client settings; in a pod the service account is used"));
 
   private static String usage(String variable, String meaning) {
-    return String.format("  %-28s%s", variable, meaning);
+    return String.format("  %-32s%s", variable, meaning);
   }
 
   /** Reads the settings, or throws with every problem listed. */

@@ -59,6 +59,9 @@ class ClusterWorkerConfigTest {
     while (variable.find()) {
       variables.add(variable.group(1));
     }
+    assertThat(ClusterWorkerConfig.USAGE.lines().filter(line -> line.matches("  [A-Z].*")))
+        .as("each variable stands apart from what it means").hasSize(13)
+        .allSatisfy(line -> assertThat(line).matches("  (GSHARE_[A-Z_]+|KUBERNETES_\\*) +\\S.*"));
     assertThat(variables).hasSize(13)
         .allSatisfy(name -> assertThat(section).as("docs/configuration.md's cluster-worker table lists %s", name).contains("| `" + name + "` |"));
   }

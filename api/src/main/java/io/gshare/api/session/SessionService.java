@@ -26,18 +26,25 @@ import io.gshare.workflows.session.SessionCommand;
 import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowServiceException;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.client.WorkflowUpdateHandle;
 import io.temporal.client.WorkflowUpdateStage;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.springframework.dao.DuplicateKeyException;
@@ -258,13 +265,26 @@ public class SessionService {
     UpdateOptions<SessionView> accepted = UpdateOptions.<SessionView>newBuilder()
         .setWaitForStage(WorkflowUpdateStage.ACCEPTED).build();
     SessionView view;
+    long waitEnds = System.nanoTime() + COMMAND_WAIT.toNanos();
     try {
-      WorkflowUpdateHandle<SessionView> handle = switch (command) {
+      WorkflowUpdateHandle<SessionView> handle = startWithin(COMMAND_WAIT, () -> switch (command) {
         case PAUSE -> WorkflowClient.startUpdate(workflow::pause, accepted);
         case RESUME -> WorkflowClient.startUpdate(workflow::resume, accepted);
         case TERMINATE -> WorkflowClient.startUpdate(workflow::terminate, accepted);
-      };
-      view = handle.getResultAsync().get(COMMAND_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      });
+      view = handle.getResultAsync().get(Math.max(0, waitEnds - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (WorkflowServiceException notTaken) {
+      Status.Code code = notTaken.getCause() instanceof StatusRuntimeException grpc ? grpc.getStatus().getCode() : null;
+      if (code == Status.Code.RESOURCE_EXHAUSTED) {
+        // Temporal holds a bounded number of updates in flight per workflow; past it the command was never taken.
+        throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, "the session has as many commands waiting as it "
+            + "takes at once; this " + command.wireName() + " was not taken, send it again in a few seconds",
+            Map.of("operation_id", WorkflowIds.session(sessionId)));
+      }
+      if (code == Status.Code.DEADLINE_EXCEEDED) {
+        return false; // sent within the wait but not yet taken: it may still be, so the answer is "being carried out"
+      }
+      throw notTaken;
     } catch (TimeoutException stillRunning) {
       return false;
     } catch (ExecutionException failed) {
@@ -286,6 +306,34 @@ public class SessionService {
       throw new GshareException(code, view.lastError(), Map.of("state", view.state().wireName()));
     }
     return true;
+  }
+
+  /** Fires the deadlines that bound how long a command waits to be taken (a gRPC context deadline needs a timer). */
+  private static final ScheduledExecutorService COMMAND_DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread timer = new Thread(r, "session-command-deadlines");
+    timer.setDaemon(true);
+    return timer;
+  });
+
+  /**
+   * Starts an update under a gRPC deadline: the SDK otherwise waits up to a minute for the update to be taken, and
+   * retries a workflow's full in-flight limit for as long, so a burst of commands on one session would hold requests
+   * past any client's patience. Past the deadline the SDK's call ends with DEADLINE_EXCEEDED, or with the last
+   * RESOURCE_EXHAUSTED it was retrying.
+   */
+  private static WorkflowUpdateHandle<SessionView> startWithin(Duration wait,
+      Callable<WorkflowUpdateHandle<SessionView>> start) {
+    Context.CancellableContext bounded = Context.current()
+        .withDeadlineAfter(wait.toMillis(), TimeUnit.MILLISECONDS, COMMAND_DEADLINES);
+    try {
+      return bounded.call(start);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    } finally {
+      bounded.cancel(null);
+    }
   }
 
   /**

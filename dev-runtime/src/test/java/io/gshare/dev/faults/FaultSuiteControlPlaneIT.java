@@ -79,6 +79,8 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     assertThat(byStatus.keySet()).as("statuses " + byStatus).contains(409);
     String state = awaitState(session, List.of("running", "paused"), Duration.ofMinutes(3));
     assertThat(state).isIn("running", "paused");
+    long notTaken = answers.stream().filter(a -> a.body().path("detail").asText().contains("was not taken")).count();
+    note = "answers by status " + byStatus + "; " + notTaken + " of the 409s past Temporal's in-flight update limit";
     endScenario(info, started, burstEnded);
     terminate(session);
   }
