@@ -20,6 +20,10 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -191,30 +195,48 @@ public final class DevRuntime implements AutoCloseable {
       args.removeIf(arg -> arg.startsWith("--" + key + "="));
       args.add("--" + property);
     }
-    apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
-        args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
-            options.dbPassword()), options.logDir());
-    api = apiFactory.get();
-    started.push(() -> {
-      stopping = true;
-      api.close();
-    });
-    awaitApi(Duration.ofSeconds(180));
-    awaitFile(adminTokenFile(), Duration.ofSeconds(60));
-    adminToken = Files.readString(adminTokenFile()).trim();
-    apiClient = new ApiClient(apiUrl(), Duration.ofSeconds(120));
-
     seed = options.seed() == null ? SimSeed.defaultSeed() : SimSeed.read(options.seed());
-    for (int i = 1; i <= options.clusters(); i++) {
-      String name = i == 1 ? "sim" : "sim-" + i;
-      int port = options.simulatorPort() + i - 1;
-      // Its own directory in the data directory: etcd's data, the CA and the kubeconfig outlive a restart, and the
-      // fixed port keeps the kubeconfig the api holds valid.
-      KubeCluster.Options kubeOptions = KubeCluster.Options.defaults().withName(name)
-          .withDataDir(dataDir.resolve("kubernetes").resolve(name)).withApiPort(port)
-          .withCgroupRoot(dataDir.resolve("cgroups").resolve(name));
-      KubeCluster kube = KubeCluster.start(seed, options.faultProxy() ? kubeOptions.withFaultProxy() : kubeOptions);
+    // The clusters start while the api does: neither needs the other before the attach, and both mostly wait
+    // (etcd and the apiserver on their disk and each other, the api on its migrations and Temporal).
+    ExecutorService clusterStarter = Executors.newSingleThreadExecutor(r -> {
+      Thread thread = new Thread(r, "dev-clusters-start");
+      thread.setDaemon(true);
+      return thread;
+    });
+    CompletableFuture<List<KubeCluster>> kubes = CompletableFuture.supplyAsync(this::startClusters, clusterStarter);
+    clusterStarter.shutdown();
+    try {
+      apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
+          args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
+              options.dbPassword()), options.logDir());
+      api = apiFactory.get();
+      started.push(() -> {
+        stopping = true;
+        api.close();
+      });
+      awaitApi(Duration.ofSeconds(180));
+      awaitFile(adminTokenFile(), Duration.ofSeconds(60));
+      adminToken = Files.readString(adminTokenFile()).trim();
+      apiClient = new ApiClient(apiUrl(), Duration.ofSeconds(120));
+    } catch (RuntimeException | IOException e) {
+      try {
+        kubes.join().forEach(KubeCluster::close);
+      } catch (CompletionException alsoFailed) {
+        e.addSuppressed(alsoFailed.getCause());
+      }
+      throw e;
+    }
+    List<KubeCluster> ready;
+    try {
+      ready = kubes.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException cause ? cause : e;
+    }
+    for (KubeCluster kube : ready) {
       started.push(kube);
+    }
+    for (KubeCluster kube : ready) {
+      String name = kube.name();
       Path kubeconfig = kube.writeKubeconfig(dataDir.resolve(name + ".kubeconfig"));
       // *.localhost: browsers and curl resolve it to loopback, where the ingress listens; no DNS set-up.
       String domain = "gshare." + name + ".localhost";
@@ -486,6 +508,27 @@ public final class DevRuntime implements AutoCloseable {
   /** Kills the api at once, as a crash or an OOM kill would (the fault suite); the supervision starts it again. */
   public void killApi() {
     api.kill();
+  }
+
+  /** Starts the runtime's clusters, one after another; on a failure closes those already started and rethrows. */
+  private List<KubeCluster> startClusters() {
+    List<KubeCluster> kubes = new ArrayList<>();
+    try {
+      for (int i = 1; i <= options.clusters(); i++) {
+        String name = i == 1 ? "sim" : "sim-" + i;
+        int port = options.simulatorPort() + i - 1;
+        // Its own directory in the data directory: etcd's data, the CA and the kubeconfig outlive a restart, and the
+        // fixed port keeps the kubeconfig the api holds valid.
+        KubeCluster.Options kubeOptions = KubeCluster.Options.defaults().withName(name)
+            .withDataDir(dataDir.resolve("kubernetes").resolve(name)).withApiPort(port)
+            .withCgroupRoot(dataDir.resolve("cgroups").resolve(name));
+        kubes.add(KubeCluster.start(seed, options.faultProxy() ? kubeOptions.withFaultProxy() : kubeOptions));
+      }
+      return kubes;
+    } catch (RuntimeException e) {
+      kubes.forEach(KubeCluster::close);
+      throw e;
+    }
   }
 
   /** Waits until a restarted api answers again (the fault suite). */

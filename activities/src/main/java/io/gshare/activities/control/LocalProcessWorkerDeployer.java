@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +56,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
   private final Settings settings;
   private final Map<String, Process> running = new ConcurrentHashMap<>();
   /** The command and environment of each wanted worker: restarted when it exits, as a Deployment would. */
-  private final Map<String, ProcessBuilder> wanted = new ConcurrentHashMap<>();
+  private final Map<String, Launch> wanted = new ConcurrentHashMap<>();
   private volatile boolean closing;
   /** The kubelet's part for the worker's in-cluster token. */
   private final ProjectedTokens projectedTokens = new ProjectedTokens(LocalProcessWorkerDeployer::writeSecretFile);
@@ -79,10 +78,9 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       return "local process " + current.pid() + " (already running; " + kubeToken + ")" + agent;
     }
     // The worker exits with this process (cluster-worker's ClusterWorkerMain.PARENT_PID_PROPERTY): no orphans.
-    List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx384m", "-XX:TieredStopAtLevel=1",
-        "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid(),
-        "-jar", settings.jar().toAbsolutePath().toString()));
-    ProcessBuilder builder = new ProcessBuilder(command);
+    ProcessBuilder builder = new ProcessBuilder();
+    List<String> jvmOptions = List.of("-Xmx384m", "-XX:TieredStopAtLevel=1",
+        "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid());
     Map<String, String> env = builder.environment();
     WorkerObjects.environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
             settings.controlPlaneUrl().get(), dir.resolve(WorkerObjects.TOKEN_KEY).toString(),
@@ -101,8 +99,9 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
         builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
             settings.logDir().resolve("cluster-worker-" + clusterId + ".log").toFile()));
       }
-      wanted.put(clusterId, builder);
-      Process process = launch(clusterId, builder);
+      Launch launch = new Launch(jvmOptions, List.of(), builder);
+      wanted.put(clusterId, launch);
+      Process process = launch(clusterId, launch);
       return "local process " + process.pid() + " (" + kubeToken + ")" + agent;
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the cluster-worker from " + settings.jar(), e);
@@ -127,9 +126,9 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       log.info("cluster {} is not a simulator with a cgroup tree: no local usage agent", clusterId);
       return "; no usage agent (not a simulated cluster)";
     }
-    ProcessBuilder builder = new ProcessBuilder(javaExecutable(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid(),
-        "-jar", settings.jar().toAbsolutePath().toString(), "agent");
+    ProcessBuilder builder = new ProcessBuilder();
+    List<String> jvmOptions = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+        "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid());
     Map<String, String> env = builder.environment();
     env.put(AgentEnv.CONTROL_PLANE_URL.variable(), settings.controlPlaneUrl().get());
     env.put(AgentEnv.TOKEN_FILE.variable(), dir.resolve(WorkerObjects.TOKEN_KEY).toString());
@@ -147,8 +146,9 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
         builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
             settings.logDir().resolve("usage-agent-" + clusterId + ".log").toFile()));
       }
-      wanted.put(agentKey(clusterId), builder);
-      return "; usage agent " + launch(agentKey(clusterId), builder).pid();
+      Launch launch = new Launch(jvmOptions, List.of("agent"), builder);
+      wanted.put(agentKey(clusterId), launch);
+      return "; usage agent " + launch(agentKey(clusterId), launch).pid();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the usage agent from " + settings.jar(), e);
     }
@@ -187,10 +187,16 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     }
   }
 
-  private Process launch(String clusterId, ProcessBuilder builder) throws IOException {
-    Process process = builder.start();
+  /** A wanted process: its JVM options and arguments, and its environment and output in {@code builder}. */
+  private record Launch(List<String> jvmOptions, List<String> args, ProcessBuilder builder) {}
+
+  /** Starts the process (its command made afresh: a first run may write the class-data archive, later ones not). */
+  private Process launch(String clusterId, Launch launch) throws IOException {
+    JarLaunch.Command command = JarLaunch.of(javaExecutable(), launch.jvmOptions(), settings.jar(), launch.args());
+    Process process = launch.builder().command(command.command()).start();
     running.put(clusterId, process);
     log.info("started the cluster-worker of {} as local process {}", clusterId, process.pid());
+    process.onExit().thenAccept(command.onExit());
     process.onExit().thenRun(() -> restartIfWanted(clusterId, process));
     return process;
   }
@@ -204,13 +210,13 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       return;
     }
     synchronized (this) {
-      ProcessBuilder builder = wanted.get(clusterId);
-      if (closing || builder == null || running.get(clusterId) != exited) {
+      Launch launch = wanted.get(clusterId);
+      if (closing || launch == null || running.get(clusterId) != exited) {
         return;
       }
       log.warn("the cluster-worker of {} (pid {}) exited with {}; restarting it", clusterId, exited.pid(), exited.exitValue());
       try {
-        launch(clusterId, builder);
+        launch(clusterId, launch);
       } catch (IOException e) {
         log.error("could not restart the cluster-worker of {}: {}", clusterId, e.toString());
       }
