@@ -46,9 +46,11 @@ class NodeClusterActivitiesImplTest {
     SharedKubeCluster.addNodes(new SimSeed.NodeSpec(NODE, "cpu", null, Map.of()),
         new SimSeed.NodeSpec(DRAINED, "cpu", null, Map.of()));
     client = SharedKubeCluster.get().newClient();
-    client.nodes().withName(DRAINED).edit(n -> new io.fabric8.kubernetes.api.model.NodeBuilder(n).editSpec()
-        .withTaints(new io.fabric8.kubernetes.api.model.TaintBuilder().withKey(ISOLATED).withEffect("NoSchedule")
-            .build()).endSpec().build());
+    // A merge patch, not edit(): edit sends the resourceVersion it read, and KWOK writes the new node's status
+    // meanwhile (a 409 Conflict seen in a CI run).
+    client.nodes().withName(DRAINED).patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+        io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+        "{\"spec\":{\"taints\":[{\"key\":\"" + ISOLATED + "\",\"effect\":\"NoSchedule\"}]}}");
     for (String namespace : List.of("team-a", "team-b", "monitoring")) {
       SharedKubeCluster.ensureNamespace(client, namespace);
     }

@@ -136,10 +136,11 @@ class XidIT extends ApiIntegrationTest {
           ((com.fasterxml.jackson.databind.node.ObjectNode) d).put("health", false);
         }
       });
-      client.nodes().withName("hami-gpu-0").edit(n -> {
-        n.getMetadata().getAnnotations().put(key, devices.toString());
-        return n;
-      });
+      // A merge patch: edit() would send the resourceVersion it read, which KWOK's status writes make stale (409).
+      com.fasterxml.jackson.databind.node.ObjectNode patch = json.createObjectNode();
+      patch.putObject("metadata").putObject("annotations").put(key, devices.toString());
+      client.nodes().withName("hami-gpu-0").patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+          io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), patch.toString());
     }
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
       JsonNode view = json.readTree(get("/api/v1/sessions/" + running.id(), running.ownerToken()).body());
