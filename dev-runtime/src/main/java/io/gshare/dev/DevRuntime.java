@@ -66,7 +66,7 @@ public final class DevRuntime implements AutoCloseable {
   private final Path dataDir;
   private final ObjectMapper json = new ObjectMapper();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final Path stateFile = Path.of(".gshare-dev", "runtime.env").toAbsolutePath();
+  private final Path stateFile;
   private final List<AttachedCluster> clusters = new ArrayList<>();
   private String dbUrl;
   private String temporalAddress;
@@ -91,6 +91,7 @@ public final class DevRuntime implements AutoCloseable {
 
   private DevRuntime(DevRuntimeOptions options) throws IOException {
     this.options = options;
+    this.stateFile = options.stateFile().toAbsolutePath();
     this.temporaryDataDir = options.dataDir() == null;
     this.dataDir = temporaryDataDir ? Files.createTempDirectory("gshare-dev-") : options.dataDir().toAbsolutePath();
     Files.createDirectories(dataDir);
@@ -314,7 +315,7 @@ public final class DevRuntime implements AutoCloseable {
 
   /**
    * Tells tools started later (hack/bootstrap-superadmin.sh) where this runtime's database and keys
-   * are: {@code .gshare-dev/runtime.env} in the working directory, removed on stop.
+   * are: {@code --state-file}, by default {@code .gshare-dev/runtime.env} in the working directory, removed on stop.
    */
   private void writeStateFile(Path keyDir) throws IOException {
     Files.createDirectories(stateFile.getParent());

@@ -24,6 +24,8 @@ import java.util.Map;
  *     (a test's short volume grace, say)
  * @param faultProxy each real cluster's API served through a fault-injecting proxy
  *     ({@link io.gshare.sim.kube.FaultProxy}), for the fault suite
+ * @param stateFile where the runtime says, while it runs, where its database and keys are (for
+ *     hack/bootstrap-superadmin.sh --dev); tests that run several runtimes at once give each its own
  */
 public record DevRuntimeOptions(
     Path dataDir,
@@ -49,7 +51,8 @@ public record DevRuntimeOptions(
     Path nginx,
     boolean noIngress,
     List<String> apiProperties,
-    boolean faultProxy) {
+    boolean faultProxy,
+    Path stateFile) {
 
   public static final String USAGE = """
       usage: gshare-dev [options]      (make dev runs it after building)
@@ -74,6 +77,8 @@ public record DevRuntimeOptions(
         --api-jar FILE          default api/target/gshare-api.jar
         --worker-jar FILE       default cluster-worker/target/gshare-cluster-worker.jar
         --log-dir DIR           write the api and cluster-worker output to DIR instead of this terminal
+        --state-file FILE       where to say, while running, where the database and keys are (env GSHARE_DEV_STATE,
+                                as hack/bootstrap-superadmin.sh reads it; default .gshare-dev/runtime.env)
         --ingress-port N        the simulated clusters' ingress: session URLs http://gshare.<cluster>.localhost:N/s/<id>/
                                 open in a browser through it (default 8081, env GSHARE_INGRESS_PORT)
         --nginx FILE            the nginx the ingress runs (env GSHARE_NGINX; default .tools/bin/nginx, from make tools)
@@ -122,7 +127,7 @@ public record DevRuntimeOptions(
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
         "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
-        "no-demo", "ingress-port", "nginx", "no-ingress", "fault-proxy");
+        "no-demo", "ingress-port", "nginx", "no-ingress", "fault-proxy", "state-file");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -182,7 +187,8 @@ public record DevRuntimeOptions(
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
-        ingressPort, nginx, noIngress, List.copyOf(apiProperties), faultProxy);
+        ingressPort, nginx, noIngress, List.copyOf(apiProperties), faultProxy,
+        Path.of(flags.getOrDefault("state-file", env.getOrDefault("GSHARE_DEV_STATE", ".gshare-dev/runtime.env"))));
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DevRuntimeIT {
 
+  private static final Path STATE_FILE = Path.of("target", "dev-runtime-it.env").toAbsolutePath();
   private final HttpClient http = HttpClient.newHttpClient();
   private final ObjectMapper json = new ObjectMapper();
 
@@ -99,7 +100,7 @@ class DevRuntimeIT {
       }
       assertThat(workerPids).doesNotHaveDuplicates();
       assertThat(get(runtime, "/.well-known/gshare-internal-jwks.json", null).body()).startsWith("{\"keys\":[{\"alg\":\"RS256\"");
-      assertThat(Path.of(".gshare-dev", "runtime.env")).content().contains("GSHARE_DB_URL=" + runtime.dbUrl());
+      assertThat(STATE_FILE).content().contains("GSHARE_DB_URL=" + runtime.dbUrl());
       apiPid = runtime.apiPid();
 
       // The Web UI serves, and the README's temporal commands find the attach and the metering Schedule.
@@ -145,7 +146,7 @@ class DevRuntimeIT {
     }
     assertThat(ProcessHandle.of(apiPid).map(ProcessHandle::isAlive)).isIn(Optional.empty(), Optional.of(false));
     assertThat(portIsFree(options.httpPort())).isTrue();
-    assertThat(Path.of(".gshare-dev", "runtime.env")).doesNotExist();
+    assertThat(STATE_FILE).doesNotExist();
 
     // Same data directory: the clusters are known, attached again, and keep their history; Temporal
     // kept the running session's execution (the same run: nothing had to be recovered) and the Schedule.
@@ -546,7 +547,9 @@ class DevRuntimeIT {
         "--simulator-port", String.valueOf(simulatorPort),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
-        "--log-dir", Path.of("target", "dev-runtime-it-logs").toAbsolutePath().toString()}, Map.of());
+        "--log-dir", Path.of("target", "dev-runtime-it-logs").toAbsolutePath().toString(),
+        // Its own, not .gshare-dev/runtime.env: the other classes' runtimes run at the same time.
+        "--state-file", STATE_FILE.toString()}, Map.of());
   }
 
   private HttpResponse<String> get(DevRuntime runtime, String path, String token) throws Exception {

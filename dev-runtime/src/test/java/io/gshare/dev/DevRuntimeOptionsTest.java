@@ -156,4 +156,14 @@ class DevRuntimeOptionsTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--fault-proxy");
     assertThat(DevRuntimeOptions.USAGE).contains("--fault-proxy");
   }
+
+  @Test
+  void theStateFileIsTheFlagsThenTheBootstrapScriptsVariableThenTheDefault() {
+    assertThat(DevRuntimeOptions.parse(args(), Map.of()).stateFile()).isEqualTo(Path.of(".gshare-dev/runtime.env"));
+    assertThat(DevRuntimeOptions.parse(args(), Map.of("GSHARE_DEV_STATE", "/tmp/a.env")).stateFile())
+        .isEqualTo(Path.of("/tmp/a.env"));
+    assertThat(DevRuntimeOptions.parse(args("--state-file", "/tmp/b.env"), Map.of("GSHARE_DEV_STATE", "/tmp/a.env"))
+        .stateFile()).isEqualTo(Path.of("/tmp/b.env"));
+    assertThat(DevRuntimeOptions.USAGE).contains("--state-file").contains("GSHARE_DEV_STATE");
+  }
 }

@@ -47,7 +47,9 @@ public final class TestRuntimes {
         "--simulator-port", String.valueOf(freePort()),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
-        "--log-dir", Path.of("target", logDir).toAbsolutePath().toString()));
+        "--log-dir", Path.of("target", logDir).toAbsolutePath().toString(),
+        // Its own: the classes' runtimes run at once in failsafe's two JVMs.
+        "--state-file", Path.of("target", logDir, "runtime.env").toAbsolutePath().toString()));
     if (faultProxy) {
       args.add("--fault-proxy");
     }

@@ -75,7 +75,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     answers.stream().filter(a -> a.status() >= 400).forEach(a -> assertThat(a.contentType())
         .startsWith("application/problem+json"));
     Instant burstEnded = Instant.now();
-    // Refused at once, in words, while one command runs and one waits: the validator's refusal type reaches the api.
+    // Refused at once, in words, while one command runs and one waits: the validator's refusal reaches the api as one.
     assertThat(byStatus.keySet()).as("statuses " + byStatus).contains(409);
     assertThat(answers.stream().filter(a -> a.status() == 409).map(a -> a.body().path("type").asText()))
         .contains("urn:gshare:problem:operation_in_progress");
