@@ -79,13 +79,15 @@ public class XidResponder {
   }
 
   private void fault(NodeQueries.GpuLocation gpu, String what, boolean wholeNode) {
-    // The card stays cordoned (the alert with it) until an admin uncordons it after the repair.
-    alerts.raise(AlertName.GPU_XID_FATAL, gpu.uuid(), gpu.clusterId(), what + (wholeNode
-        ? ": node " + gpu.hostname() + " is drained, its sessions paused; uncordon the node and the card after the repair"
-        : ": the card is cordoned and its sessions paused; uncordon it after the repair"));
+    // The card stays cordoned (the alert with it) until an admin uncordons it after the repair. Cordoned before the
+    // alert is raised: the delivery resolves a GpuXidFatal whose card is not cordoned, and between the two it once
+    // did (firing, resolved and firing again within 110 ms, XidIT in a CI run).
     if (cordon.set(gpu.uuid(), true, "system").changed()) {
       drains.syncDeviceCordon(gpu.nodeId());
     }
+    alerts.raise(AlertName.GPU_XID_FATAL, gpu.uuid(), gpu.clusterId(), what + (wholeNode
+        ? ": node " + gpu.hostname() + " is drained, its sessions paused; uncordon the node and the card after the repair"
+        : ": the card is cordoned and its sessions paused; uncordon it after the repair"));
     if (wholeNode) {
       drains.drainForFault(gpu.nodeId(), what);
       return;
