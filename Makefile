@@ -21,7 +21,13 @@ cli: ## build the gshare CLI: cli/target/gshare-cli-exec.jar, run by cli/bin/gsh
 tools: ## install a real Kubernetes (built once per machine: apiserver, controller-manager, scheduler, kubectl, etcd, KWOK), helm, the Temporal CLI (its dev server and Web UI) and Prometheus into .tools/bin, and the pinned Redocly CLI into api/openapi-lint
 	hack/tools.sh
 
-test: tools test-java test-shell test-images test-e2e ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell, image configuration, the console in a browser
+test: tools test-java test-images ## run every test: unit, integration (real PostgreSQL, the Temporal dev server, simulator), shell, image configuration, the console in a browser
+	@# The shell tests and the browser suite run at once (each keeps about one core busy; docs/development/tests.md,
+	@# "Test time"). What they install with apt (shellcheck, bats, chromium) comes first, one after the other: apt's
+	@# lock admits one install at a time.
+	SKIP_SHELLCHECK=1 SKIP_BATS=1 hack/test/run.sh >/dev/null
+	hack/e2e.sh --install
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-shell test-e2e
 
 test-java: ## Maven unit (*Test) and integration (*IT) tests
 	$(MVN) verify
