@@ -22,8 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -199,13 +197,11 @@ public final class DevRuntime implements AutoCloseable {
     seed = options.seed() == null ? SimSeed.defaultSeed() : SimSeed.read(options.seed());
     // The clusters start while the api does: neither needs the other before the attach, and both mostly wait
     // (etcd and the apiserver on their disk and each other, the api on its migrations and Temporal).
-    ExecutorService clusterStarter = Executors.newSingleThreadExecutor(r -> {
-      Thread thread = new Thread(r, "dev-clusters-start");
+    CompletableFuture<List<KubeCluster>> kubes = CompletableFuture.supplyAsync(this::startClusters, task -> {
+      Thread thread = new Thread(task, "dev-clusters-start");
       thread.setDaemon(true);
-      return thread;
+      thread.start();
     });
-    CompletableFuture<List<KubeCluster>> kubes = CompletableFuture.supplyAsync(this::startClusters, clusterStarter);
-    clusterStarter.shutdown();
     try {
       apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
           args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",

@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How the dev runtime and the tests run a Spring Boot jar as a local process (a cluster-worker, a usage agent, the
- * api), which they do dozens of times a run: from the jar unpacked once by Spring Boot's jar tools ({@code
+ * How the local-process deployer runs the cluster-worker jar (a worker, a usage agent), which the dev runtime and
+ * the tests do dozens of times a run: from the jar unpacked once by Spring Boot's jar tools ({@code
  * -Djarmode=tools extract}: the classes on a plain class path instead of the nested-jar launcher), and with the
  * class-data archive (CDS, {@code -XX:SharedArchiveFile}) that the first such process wrote at its exit of every class
  * it had loaded, so later ones map their classes instead of loading and verifying them. Measured on this machine

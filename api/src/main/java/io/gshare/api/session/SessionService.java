@@ -27,6 +27,7 @@ import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
@@ -265,14 +266,15 @@ public class SessionService {
     UpdateOptions<SessionView> accepted = UpdateOptions.<SessionView>newBuilder()
         .setWaitForStage(WorkflowUpdateStage.ACCEPTED).build();
     SessionView view;
-    long waitEnds = System.nanoTime() + COMMAND_WAIT.toNanos();
+    Deadline waitEnds = Deadline.after(COMMAND_WAIT.toNanos(), TimeUnit.NANOSECONDS);
     try {
-      WorkflowUpdateHandle<SessionView> handle = startWithin(COMMAND_WAIT, () -> switch (command) {
+      WorkflowUpdateHandle<SessionView> handle = startWithin(waitEnds, () -> switch (command) {
         case PAUSE -> WorkflowClient.startUpdate(workflow::pause, accepted);
         case RESUME -> WorkflowClient.startUpdate(workflow::resume, accepted);
         case TERMINATE -> WorkflowClient.startUpdate(workflow::terminate, accepted);
       });
-      view = handle.getResultAsync().get(Math.max(0, waitEnds - System.nanoTime()), TimeUnit.NANOSECONDS);
+      view = handle.getResultAsync().get(Math.max(0, waitEnds.timeRemaining(TimeUnit.NANOSECONDS)),
+          TimeUnit.NANOSECONDS);
     } catch (WorkflowServiceException notTaken) {
       Status.Code code = notTaken.getCause() instanceof StatusRuntimeException grpc ? grpc.getStatus().getCode() : null;
       if (code == Status.Code.RESOURCE_EXHAUSTED) {
@@ -321,10 +323,9 @@ public class SessionService {
    * past any client's patience. Past the deadline the SDK's call ends with DEADLINE_EXCEEDED, or with the last
    * RESOURCE_EXHAUSTED it was retrying.
    */
-  private static WorkflowUpdateHandle<SessionView> startWithin(Duration wait,
+  private static WorkflowUpdateHandle<SessionView> startWithin(Deadline deadline,
       Callable<WorkflowUpdateHandle<SessionView>> start) {
-    Context.CancellableContext bounded = Context.current()
-        .withDeadlineAfter(wait.toMillis(), TimeUnit.MILLISECONDS, COMMAND_DEADLINES);
+    Context.CancellableContext bounded = Context.current().withDeadline(deadline, COMMAND_DEADLINES);
     try {
       return bounded.call(start);
     } catch (RuntimeException e) {
