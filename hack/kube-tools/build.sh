@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real Kubernetes that gShare's dev runtime and tests run (kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl, etcd, kwok) from the wrapper modules beside this script, whose go.mod and go.sum pin
-# every transitive version, and installs them into TOOLS_DIR/bin, with KWOK's stages (which its binary does not
-# ship) in TOOLS_DIR/kube/kwok-stages.yaml. Builds are cached per content of the wrapper modules and the Go
+# every transitive version, and installs them into TOOLS_DIR/bin, with KWOK's stages and its Stage CRD (which its
+# binary does not ship) in TOOLS_DIR/kube/. Builds are cached per content of the wrapper modules and the Go
 # version, so a second clone on the same machine copies them in seconds. A build is made in a temporary directory
 # and moved into the cache whole: an interrupted build never leaves a half cache.
 #
@@ -30,6 +30,9 @@ KWOK_STAGES=(
   kustomize/stage/pod/fast/pod-complete.yaml
   kustomize/stage/pod/fast/pod-delete.yaml
 )
+# Its stages are given to KWOK as objects of this CRD: the order they are applied in orders its controllers.
+KWOK_STAGE_CRD=kustomize/crd/bases/kwok.x-k8s.io_stages.yaml
+KWOK_FILES=(kwok-stages.yaml kwok-stage-crd.yaml)
 
 info() { printf 'kube-tools: %s\n' "$*" >&2; }
 fatal() { printf 'kube-tools: error: %s\n' "$*" >&2; exit 1; }
@@ -62,15 +65,19 @@ build_one() {
   info "built $(basename "${out}") in $(( $(date +%s) - start )) s, $(( $(stat -c %s "${out}") / 1048576 )) MB"
 }
 
-kwok_stages_into() {
-  local out="$1" dir stage
+# kwok_files_into DIR: KWOK's stages and Stage CRD from its module (the Go module cache), into DIR. Cheap: an
+# existing build that lacks them gets them without being built again.
+kwok_files_into() {
+  local into="$1" dir stage
   dir="$(cd "${HERE}/kwok" && GOFLAGS=-mod=readonly go mod download -json sigs.k8s.io/kwok | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
   [ -n "${dir}" ] || fatal "go mod download sigs.k8s.io/kwok gave no directory"
-  : > "${out}"
+  : > "${into}/kwok-stages.yaml"
   for stage in "${KWOK_STAGES[@]}"; do
     [ -f "${dir}/${stage}" ] || fatal "KWOK ${KWOK_VERSION} has no ${stage}"
-    { echo "---"; cat "${dir}/${stage}"; } >> "${out}"
+    { echo "---"; cat "${dir}/${stage}"; } >> "${into}/kwok-stages.yaml"
   done
+  [ -f "${dir}/${KWOK_STAGE_CRD}" ] || fatal "KWOK ${KWOK_VERSION} has no ${KWOK_STAGE_CRD}"
+  cp "${dir}/${KWOK_STAGE_CRD}" "${into}/kwok-stage-crd.yaml"
 }
 
 build_into() {
@@ -82,7 +89,7 @@ build_into() {
   build_one kubernetes k8s.io/kubernetes/cmd/kube-controller-manager "${dir}/kube-controller-manager"
   build_one kubernetes k8s.io/kubernetes/cmd/kube-scheduler "${dir}/kube-scheduler"
   build_one kwok sigs.k8s.io/kwok/cmd/kwok "${dir}/kwok"
-  kwok_stages_into "${dir}/kwok-stages.yaml"
+  kwok_files_into "${dir}"
   info "the whole build took $(( $(date +%s) - start )) s"
 }
 
@@ -93,13 +100,19 @@ installed_in() {
   for tool in "${TOOLS[@]}"; do [ -x "${bin}/${tool}" ] || return 1; done
 }
 
+# has_kwok_files DIR
+has_kwok_files() {
+  local file
+  for file in "${KWOK_FILES[@]}"; do [ -f "$1/${file}" ] || return 1; done
+}
+
 main() {
   local check=false
   if [ "${1:-}" = "--check" ]; then check=true; shift; fi
   case "${1:-}" in -h|--help) usage; exit 0 ;; "") usage; exit 2 ;; esac
-  local tools_dir="$1" key cached tool
+  local tools_dir="$1" key cached tool file
   command -v go >/dev/null 2>&1 || fatal "Go is required to build Kubernetes ${KUBERNETES_VERSION} (go build)"
-  if installed_in "${tools_dir}/bin" "${tools_dir}/kube/key"; then
+  if installed_in "${tools_dir}/bin" "${tools_dir}/kube/key" && has_kwok_files "${tools_dir}/kube"; then
     ${check} || info "Kubernetes ${KUBERNETES_VERSION}, etcd ${ETCD_VERSION} and kwok ${KWOK_VERSION} already in ${tools_dir}/bin"
     return 0
   fi
@@ -118,10 +131,13 @@ main() {
     rm -rf "${cached}"
     mv "${work}" "${cached}"
     trap - EXIT
+  elif ! has_kwok_files "${cached}"; then
+    info "adding KWOK's files to the build in ${cached}"
+    kwok_files_into "${cached}"
   fi
   mkdir -p "${tools_dir}/bin" "${tools_dir}/kube"
   for tool in "${TOOLS[@]}"; do install -m 0755 "${cached}/${tool}" "${tools_dir}/bin/${tool}"; done
-  install -m 0644 "${cached}/kwok-stages.yaml" "${tools_dir}/kube/kwok-stages.yaml"
+  for file in "${KWOK_FILES[@]}"; do install -m 0644 "${cached}/${file}" "${tools_dir}/kube/${file}"; done
   install -m 0644 "${cached}/key" "${tools_dir}/kube/key"
   info "installed $("${tools_dir}/bin/kube-apiserver" --version), etcd ${ETCD_VERSION} and kwok ${KWOK_VERSION} into ${tools_dir}/bin"
 }

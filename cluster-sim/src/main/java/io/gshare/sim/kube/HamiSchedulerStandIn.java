@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,6 +93,7 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
   private final KubernetesClient client;
   private final Clock clock;
   private final Map<String, Registration> registered = new ConcurrentHashMap<>();
+  private final AtomicBoolean bindingHeld = new AtomicBoolean();
   private final ScheduledExecutorService loop;
   /** When to pass: the kinds it reads changed, or {@link ChangeTrigger#IDLE_PASS} went by. */
   private final ChangeTrigger changes;
@@ -128,6 +130,24 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
     log.info("HAMi scheduler stand-in restarted: nodes are registered again");
   }
 
+  /**
+   * Binds nothing until {@link #resumeBinding()}, as while HAMi's scheduler is down or slow: pods of its scheduler
+   * wait unbound (nodes are still registered). The fault suite holds a session's pod this way, where waiting for a
+   * silent node's kubelet would race KWOK noticing the silence.
+   */
+  public void holdBinding() {
+    bindingHeld.set(true);
+    log.info("HAMi scheduler stand-in holds its binds");
+  }
+
+  /** Binds again what waited while {@link #holdBinding() held}. */
+  public void resumeBinding() {
+    if (bindingHeld.getAndSet(false)) {
+      changes.poke();
+      log.info("HAMi scheduler stand-in binds again");
+    }
+  }
+
   /** The cards of {@code node} this HAMi holds cordoned: what the node said when it was last registered. */
   public Set<String> cordonsHeld(String node) {
     Registration registration = registered.get(node);
@@ -152,6 +172,9 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
     registered.keySet().retainAll(nodes.keySet());
     List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
     releaseLocks(nodes, pods);
+    if (bindingHeld.get()) {
+      return;
+    }
     Map<String, Usage> usage = usage(pods);
     for (Pod pod : pods) {
       if (SCHEDULER_NAME.equals(pod.getSpec().getSchedulerName()) && unbound(pod)) {

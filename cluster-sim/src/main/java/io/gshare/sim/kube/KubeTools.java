@@ -39,8 +39,10 @@ public record KubeTools(Path dir) {
         throw new IllegalStateException(tools.binary(binary) + " is missing: run make tools (hack/tools.sh)");
       }
     }
-    if (!Files.isRegularFile(tools.kwokStages())) {
-      throw new IllegalStateException(tools.kwokStages() + " is missing: run make tools (hack/tools.sh)");
+    for (Path file : List.of(tools.kwokStages(), tools.kwokStageCrd())) {
+      if (!Files.isRegularFile(file)) {
+        throw new IllegalStateException(file + " is missing: run make tools (hack/tools.sh)");
+      }
     }
     return tools;
   }
@@ -52,6 +54,11 @@ public record KubeTools(Path dir) {
   /** KWOK's Stage objects (its binary ships none), copied from its module by the build. */
   public Path kwokStages() {
     return dir.resolve("kube/kwok-stages.yaml");
+  }
+
+  /** KWOK's Stage CRD, copied from its module by the build: KWOK reads its stages as objects of it. */
+  public Path kwokStageCrd() {
+    return dir.resolve("kube/kwok-stage-crd.yaml");
   }
 
   public Path kubectl() {

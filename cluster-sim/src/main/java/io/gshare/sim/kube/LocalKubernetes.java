@@ -1,6 +1,7 @@
 package io.gshare.sim.kube;
 
 import io.fabric8.kubernetes.api.model.ConfigBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -20,7 +21,9 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -186,16 +189,7 @@ public final class LocalKubernetes implements AutoCloseable {
         "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("scheduler.kubeconfig"), "system:kube-scheduler",
             scheduler),
         "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0", "--v=1"), dir.resolve("logs")));
-    processes.add(ControlPlaneProcess.start("kwok", tools.binary("kwok"), List.of(
-        "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("kwok.kubeconfig"), "kwok-controller", kwok),
-        "--config=" + kwokStages(),
-        "--manage-all-nodes=false",
-        "--manage-nodes-with-annotation-selector=" + KWOK_NODE_ANNOTATION + "=" + KWOK_NODE_VALUE,
-        "--node-ip=127.0.0.1",
-        "--node-lease-duration-seconds=" + NODE_LEASE_SECONDS,
-        "--cidr=10.244.0.0/16",
-        "--server-address=",
-        "--v=INFO"), dir.resolve("logs")));
+    startKwok(kwok);
     // The ServiceAccount controller's default account is what every pod needs before it is admitted.
     try (KubernetesClient client = newClient()) {
       await("the controller-manager's default ServiceAccount", Duration.ofSeconds(60),
@@ -203,15 +197,76 @@ public final class LocalKubernetes implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts KWOK with its stages as Stage objects, the nodes' first. KWOK's pod controller honours node leases (runs
+   * nothing on a node whose kubelet is silent, {@link KubeCluster#dropNode}) only when its node controller started
+   * before it; given its stages in a file, KWOK v0.8.0 starts the two in a map's order, pods first about one start in
+   * eight. As objects, each kind's controller starts when its first stage appears, so the pod stages are applied
+   * once KWOK has started the nodes' (it logs each start).
+   */
+  private void startKwok(KubePki.Pair certificate) {
+    List<GenericKubernetesResource> stages = kwokStages();
+    Predicate<GenericKubernetesResource> nodeStage = s -> "Node".equals(s.get("spec", "resourceRef", "kind"));
+    try (KubernetesClient client = newClient()) {
+      var crds = client.apiextensions().v1().customResourceDefinitions();
+      var crd = crds.load(tools.kwokStageCrd().toFile()).item();
+      client.resource(crd).forceConflicts().serverSideApply();
+      crds.withName(crd.getMetadata().getName()).waitUntilCondition(c -> c.getStatus() != null
+          && c.getStatus().getConditions().stream().anyMatch(k -> "Established".equals(k.getType())
+          && "True".equals(k.getStatus())), 30, TimeUnit.SECONDS);
+      // A kept etcd holds the last run's stages: the pods' go, or KWOK would find both kinds at once again.
+      stages.stream().filter(nodeStage.negate()).forEach(stage -> client.resource(stage).delete());
+    }
+    Path kwokLog = logDir().resolve("kwok.log");
+    long logFrom = kwokLog.toFile().length();
+    processes.add(ControlPlaneProcess.start("kwok", tools.binary("kwok"), List.of(
+        "--kubeconfig=" + writeCertificateKubeconfig(dir.resolve("kwok.kubeconfig"), "kwok-controller", certificate),
+        "--enable-crds=Stage",
+        "--manage-all-nodes=false",
+        "--manage-nodes-with-annotation-selector=" + KWOK_NODE_ANNOTATION + "=" + KWOK_NODE_VALUE,
+        "--node-ip=127.0.0.1",
+        "--node-lease-duration-seconds=" + NODE_LEASE_SECONDS,
+        "--cidr=10.244.0.0/16",
+        "--server-address=",
+        "--v=INFO"), logDir()));
+    try (KubernetesClient client = newClient()) {
+      for (String kind : List.of("Node", "Pod")) {
+        stages.stream().filter(s -> kind.equals(s.get("spec", "resourceRef", "kind")))
+            .forEach(stage -> client.resource(stage).forceConflicts().serverSideApply());
+        await("KWOK's " + kind + " stage controller", Duration.ofSeconds(30),
+            () -> logSince(kwokLog, logFrom).lines().anyMatch(l -> l.contains("Start stage controller")
+                && l.contains("\"Kind\":\"" + kind + "\"")));
+      }
+    }
+  }
+
   /** KWOK's stages (from its module, installed by hack/tools.sh) followed by gShare's own (a classpath resource). */
-  private Path kwokStages() {
-    try (var extra = LocalKubernetes.class.getResourceAsStream("/kube/kwok-gshare-stages.yaml")) {
-      Path joined = dir.resolve("kwok-stages.yaml");
-      Files.writeString(joined, Files.readString(tools.kwokStages()) + "\n"
-          + new String(extra.readAllBytes(), StandardCharsets.UTF_8));
-      return joined;
+  private List<GenericKubernetesResource> kwokStages() {
+    try (var extra = LocalKubernetes.class.getResourceAsStream("/kube/kwok-gshare-stages.yaml");
+        KubernetesClient client = newClient()) {
+      String yaml = Files.readString(tools.kwokStages()) + "\n---\n"
+          + new String(extra.readAllBytes(), StandardCharsets.UTF_8);
+      List<GenericKubernetesResource> stages = new ArrayList<>();
+      for (var item : client.load(new java.io.ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items()) {
+        stages.add(new KubernetesSerialization().convertValue(item, GenericKubernetesResource.class));
+      }
+      List<String> other = stages.stream().map(s -> (String) s.get("spec", "resourceRef", "kind"))
+          .filter(k -> !"Node".equals(k) && !"Pod".equals(k)).toList();
+      if (!other.isEmpty()) {
+        throw new IllegalStateException("KWOK stages of kinds other than Node and Pod: " + other);
+      }
+      return stages;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String logSince(Path log, long offset) {
+    try (var in = Files.newInputStream(log)) {
+      in.skipNBytes(Math.min(offset, Files.size(log)));
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException notYet) {
+      return "";
     }
   }
 

@@ -339,8 +339,9 @@ class FaultSuiteClusterIT extends FaultSuite {
   /**
    * The session activity that waits for a pod to run watches it (the reports list, they do not watch). Its watches
    * are answered 410 Gone, dropped at once (the stream ends with no event) and refused 500: each costs a read and a
-   * new watch, the session runs. KWOK runs a pod within a second, before anyone needs to watch, so the A100 node's
-   * kubelet is silent ({@code dropNode}) until the faults are met: the pod waits bound, as on a slow node.
+   * new watch, the session runs. KWOK runs a bound pod within a second, before anyone needs to watch, so HAMi's
+   * scheduler binds nothing ({@code holdBinding}) until the faults are met: the pod waits, as while HAMi restarts. (A
+   * dropped node holds a pod only once KWOK has seen the node's lease taken, which it learns through a watch.)
    */
   @Test
   @org.junit.jupiter.api.DisplayName("7 a pod watch dropped, refused 500 and answered 410 Gone while a session starts")
@@ -356,15 +357,15 @@ class FaultSuiteClusterIT extends FaultSuite {
         new ApiFault(watch, pods, ApiFaultKind.INTERNAL_ERROR),
         new ApiFault(watch, pods, ApiFaultKind.GONE)));
     String session;
-    kube.dropNode("sim-a100-0");
+    kube.hami().holdBinding();
     try {
       session = createSession("fault-7", "fractional", demo);
       await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
           assertThat(faults.pending()).as("watch faults not met").isEmpty());
-      kube.restoreNode("sim-a100-0");
+      kube.hami().resumeBinding();
       assertThat(awaitState(session, List.of("running", "failed"), Duration.ofMinutes(3))).isEqualTo("running");
     } finally {
-      kube.restoreNode("sim-a100-0");
+      kube.hami().resumeBinding();
       faults.clear();
     }
     List<ApiFault> met = faults.answered().subList(answeredBefore, faults.answered().size());
@@ -403,11 +404,25 @@ class FaultSuiteClusterIT extends FaultSuite {
     KubeCluster kube = runtime.clusters().get(0).kube();
     awaitSchedulable(nodeIdOf(node));
     List<String> sessions = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      sessions.add(createSession("fault-15-" + i, "fractional", demo));
+    Instant dropped;
+    // The pods are bound only after KWOK has seen the drop: KWOK runs a bound pod within a second, and learns that
+    // the kubelet is silent through a watch of the node's lease, so a pod bound at the drop could run.
+    kube.hami().holdBinding();
+    try {
+      for (int i = 0; i < 2; i++) {
+        sessions.add(createSession("fault-15-" + i, "fractional", demo));
+      }
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500))
+          .untilAsserted(() -> assertThat(sessionPods(sessions)).as("the sessions' pods").hasSize(2));
+      kube.dropNode(node);
+      dropped = Instant.now();
+      Thread.sleep(3_000);
+    } finally {
+      kube.hami().resumeBinding();
     }
-    kube.dropNode(node);
-    Instant dropped = Instant.now();
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+        assertThat(sessionPods(sessions)).as("pods bound to the silent node")
+            .allMatch(p -> node.equals(p.getSpec().getNodeName())));
     // The real node lifecycle controller sees the silent kubelet and marks the node unreachable.
     await().atMost(LocalKubernetes.NODE_MONITOR_GRACE.plusSeconds(30)).pollInterval(Duration.ofSeconds(1))
         .untilAsserted(() -> assertThat(readyCondition(node)).isEqualTo("Unknown"));
@@ -434,6 +449,16 @@ class FaultSuiteClusterIT extends FaultSuite {
     endScenario(info, started, restored);
     for (String session : sessions) {
       terminate(session);
+    }
+    awaitSchedulable(nodeIdOf(node)); // the scenario after this one places on it
+  }
+
+  private List<io.fabric8.kubernetes.api.model.Pod> sessionPods(List<String> sessions) {
+    try (KubernetesClient kube = kube()) {
+      return kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).list().getItems().stream()
+          .filter(p -> p.getMetadata().getLabels() != null
+              && sessions.contains(p.getMetadata().getLabels().get(LabelKeys.SESSION_ID)))
+          .toList();
     }
   }
 
