@@ -212,7 +212,7 @@ public final class LocalKubernetes implements AutoCloseable {
       var crd = crds.load(tools.kwokStageCrd().toFile()).item();
       client.resource(crd).forceConflicts().serverSideApply();
       crds.withName(crd.getMetadata().getName()).waitUntilCondition(c -> c.getStatus() != null
-          && c.getStatus().getConditions().stream().anyMatch(k -> "Established".equals(k.getType())
+          && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream().anyMatch(k -> "Established".equals(k.getType())
           && "True".equals(k.getStatus())), 30, TimeUnit.SECONDS);
       // A kept etcd holds the last run's stages: the pods' go, or KWOK would find both kinds at once again.
       stages.stream().filter(nodeStage.negate()).forEach(stage -> client.resource(stage).delete());
