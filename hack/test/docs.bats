@@ -71,12 +71,12 @@ check_fails() {
 }
 
 @test "a May depend on that leaves out a pom dependency fails" {
-  sed -i 's/`gshare-core` (the control/core (the control/' "${COPY}/activities/README.md"
-  check_fails "activities/README.md: 'May depend on' does not name \`gshare-core\`"
+  sed -i 's/`gshare-core` (the control/core (the control/' "${COPY}/control-activities/README.md"
+  check_fails "control-activities/README.md: 'May depend on' does not name \`gshare-core\`"
 }
 
 @test "a May depend on that names a module the pom does not depend on fails" {
-  sed -i 's/`gshare-workflows`, `gshare-activities`, `gshare-internal-contract` (the reports/`gshare-workflows`, `gshare-activities`, `gshare-core`, `gshare-internal-contract` (the reports/' \
+  sed -i 's/`gshare-workflows`, `gshare-cluster-activities`, `gshare-internal-contract` (the reports/`gshare-workflows`, `gshare-cluster-activities`, `gshare-core`, `gshare-internal-contract` (the reports/' \
     "${COPY}/cluster-worker/README.md"
   check_fails "cluster-worker/README.md: 'May depend on' names \`gshare-core\` at compile scope"
 }

@@ -130,7 +130,8 @@ class ModuleEdgesTest {
 
     assertThat(dependenciesByModule.get("gshare-workflows")).containsExactly("io.temporal:temporal-sdk");
     assertThat(dependenciesByModule.get("gshare-core")).as("core: the domain on spring-jdbc, no web, no worker")
-        .doesNotContain("io.gshare:gshare-activities", "org.springframework:spring-web", "org.springframework:spring-webmvc",
+        .doesNotContain("io.gshare:gshare-control-activities", "io.gshare:gshare-cluster-activities",
+            "org.springframework:spring-web", "org.springframework:spring-webmvc",
             "org.springframework.boot:spring-boot-starter-web");
     // The /internal wire records: Jackson's naming annotations and Bean Validation's, no framework.
     assertThat(dependenciesByModule.get("gshare-internal-contract"))
@@ -140,6 +141,14 @@ class ModuleEdgesTest {
         .containsExactly("io.gshare:gshare-workflows");
     assertThat(exclusionsOf(parse(root.resolve("cluster-sim").resolve("pom.xml")), "io.gshare:gshare-workflows"))
         .containsExactly("io.temporal:temporal-sdk");
+    // The planes are artifacts: what runs in a cluster sees no database and no core (issue: the worker jar shipped
+    // core, spring-jdbc and the PostgreSQL driver when one module held both planes' activities).
+    assertThat(dependenciesByModule.get("gshare-cluster-activities")).as("the data plane's activities")
+        .filteredOn(d -> d.startsWith("io.gshare:")).containsExactly("io.gshare:gshare-workflows");
+    assertThat(dependenciesByModule.get("gshare-cluster-activities")).doesNotContain("org.springframework:spring-jdbc");
+    assertThat(dependenciesByModule.get("gshare-cluster-worker")).as("the cluster-worker")
+        .doesNotContain("io.gshare:gshare-core", "io.gshare:gshare-control-activities",
+            "org.springframework:spring-jdbc", "org.postgresql:postgresql");
     dependenciesByModule.forEach(
         (module, deps) ->
             assertThat(deps)

@@ -10,6 +10,7 @@ import io.gshare.api.security.Caller;
 import io.gshare.api.session.SessionSignals;
 import io.gshare.contract.internal.Accepted;
 import io.gshare.contract.internal.InternalPaths;
+import io.gshare.contract.internal.InventoryAnswer;
 import io.gshare.contract.internal.InventoryReport;
 import io.gshare.contract.internal.StatusReport;
 import io.gshare.contract.internal.UsageAnswer;
@@ -48,14 +49,15 @@ class InternalReportsController {
   @PostMapping(InternalPaths.INVENTORY)
   @Operation(summary = "Upsert every node and GPU of the worker's cluster (one batched call per tick)")
   @ProblemResponses({ProblemCode.FORBIDDEN})
-  InventoryWriter.Applied inventory(Caller.Operator caller, @Valid @RequestBody InventoryReport report) {
+  InventoryAnswer inventory(Caller.Operator caller, @Valid @RequestBody InventoryReport report) {
     InventoryWriter.Applied applied = reports.inventory(caller, report);
     // After the commit: the cordon and the pauses act on rows the report wrote.
     xids.respondUnhealthy(caller, applied.gpusTurnedUnhealthy());
     if (Boolean.FALSE.equals(report.tokenSecretPresent())) {
       clusters.restoreTokenSecret(caller.clusterId());
     }
-    return applied;
+    return new InventoryAnswer(applied.nodesInserted(), applied.nodesUpdated(), applied.gpusInserted(),
+        applied.gpusUpdated(), applied.gpusRemoved());
   }
 
   @PostMapping(InternalPaths.SESSIONS_STATUS)

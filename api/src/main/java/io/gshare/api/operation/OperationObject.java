@@ -1,17 +1,15 @@
 package io.gshare.api.operation;
 
+import io.gshare.workflows.common.WireEnum;
 import io.gshare.workflows.common.SearchAttributes;
 import io.temporal.common.SearchAttributeKey;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * The kinds of object an operation can be found by ({@code ?object_kind=}), each with the search
  * attribute its workflows carry.
  */
-public enum OperationObject {
+public enum OperationObject implements WireEnum {
   CLUSTER(SearchAttributes.CLUSTER_ID),
   SESSION(SearchAttributes.SESSION_ID),
   USER(SearchAttributes.USER_ID),
@@ -28,16 +26,11 @@ public enum OperationObject {
     return searchAttribute;
   }
 
-  /** The name on the wire: {@code cluster}, {@code session}, ... */
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
-
   public static Optional<OperationObject> fromWire(String value) {
-    return Arrays.stream(values()).filter(k -> k.wireName().equals(value)).findFirst();
+    return WireEnum.parse(OperationObject.class, value);
   }
 
   public static String wireNames() {
-    return Arrays.stream(values()).map(OperationObject::wireName).collect(Collectors.joining(", "));
+    return WireEnum.wireNames(OperationObject.class);
   }
 }

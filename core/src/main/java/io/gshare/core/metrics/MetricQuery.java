@@ -1,5 +1,6 @@
 package io.gshare.core.metrics;
 
+import io.gshare.workflows.common.WireEnum;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Optional;
@@ -11,7 +12,7 @@ import java.util.stream.Collectors;
  * it may be asked for, and builds its PromQL from a resolved {@link MetricTarget} (label values that come from
  * gShare's own rows, escaped), never from text a caller sent.
  */
-public enum MetricQuery {
+public enum MetricQuery implements WireEnum {
   /** dcgm-exporter's per-card utilization. */
   GPU_UTILIZATION("percent", EnumSet.of(Scope.GPU, Scope.NODE, Scope.SESSION, Scope.CLUSTER)) {
     @Override
@@ -96,22 +97,12 @@ public enum MetricQuery {
     return scopes;
   }
 
-  /** {@code gpu_utilization}: the name in {@code /api/v1/metrics/{name}}. */
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
-
   public String scopeNames() {
     return scopes.stream().map(s -> s.name().toLowerCase(Locale.ROOT)).collect(Collectors.joining(", "));
   }
 
   public static Optional<MetricQuery> fromWire(String name) {
-    for (MetricQuery q : values()) {
-      if (q.wireName().equals(name)) {
-        return Optional.of(q);
-      }
-    }
-    return Optional.empty();
+    return WireEnum.parse(MetricQuery.class, name);
   }
 
   /** The cards of the target, by UUID (a card, a session's cards), by host (a node), or all (a cluster). */

@@ -34,9 +34,10 @@ public class InventoryWriter {
    *
    * @param gpusTurnedUnhealthy cards HAMi's device plugin now reports unhealthy that it reported healthy before (it
    *     marks a card so on a critical Xid): the api treats them as a GPU fault. Not part of the answer to the worker
+   *     (the contract's {@code InventoryAnswer})
    */
   public record Applied(int nodesInserted, int nodesUpdated, int gpusInserted, int gpusUpdated, int gpusRemoved,
-      @com.fasterxml.jackson.annotation.JsonIgnore List<String> gpusTurnedUnhealthy) {}
+      List<String> gpusTurnedUnhealthy) {}
 
   private record StoredNode(String id, String liveness, String gpuMode, boolean schedulable, boolean losslessPause,
       Map<String, String> labels, Map<String, String> capacity, boolean removed) {}

@@ -1,20 +1,15 @@
 package io.gshare.core.user;
 
-import java.util.Arrays;
-import java.util.Locale;
+import io.gshare.workflows.common.WireEnum;
 
 /**
  * A user's role; the wire and database values are the lower-case names ({@code users.role}). Each role
  * includes the ones below it: a super admin is an admin, an admin is a user.
  */
-public enum Role {
+public enum Role implements WireEnum {
   USER,
   ADMIN,
   SUPER_ADMIN;
-
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
 
   /** Whether this role grants everything {@code other} grants. */
   public boolean includes(Role other) {
@@ -23,7 +18,6 @@ public enum Role {
 
   /** @throws IllegalArgumentException for a value that is not a role */
   public static Role fromWire(String value) {
-    return Arrays.stream(values()).filter(r -> r.wireName().equals(value)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("unknown role '" + value + "' (super_admin, admin or user)"));
+    return WireEnum.require(Role.class, value, "role");
   }
 }

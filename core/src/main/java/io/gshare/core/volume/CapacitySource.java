@@ -1,11 +1,10 @@
 package io.gshare.core.volume;
 
-import java.util.Arrays;
-import java.util.Locale;
+import io.gshare.workflows.common.WireEnum;
 import java.util.Optional;
 
 /** Where a storage pool's total capacity comes from; the wire and database values are the lower-case names. */
-public enum CapacitySource {
+public enum CapacitySource implements WireEnum {
   /** The CSI driver's GetCapacity, as CSIStorageCapacity objects of the pool's class on its source cluster. */
   CSI,
   /** What the admin entered ({@code manual_capacity_gb}). */
@@ -13,11 +12,7 @@ public enum CapacitySource {
   /** The storage node's root disk on the source cluster (a fallback). */
   NODE_DISK;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
-
   public static Optional<CapacitySource> fromWire(String value) {
-    return Arrays.stream(values()).filter(s -> s.wireName().equals(value)).findFirst();
+    return WireEnum.parse(CapacitySource.class, value);
   }
 }

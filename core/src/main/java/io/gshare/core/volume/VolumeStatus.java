@@ -1,9 +1,9 @@
 package io.gshare.core.volume;
 
-import java.util.Locale;
+import io.gshare.workflows.common.WireEnum;
 
 /** A volume's status; the wire and database values are the lower-case names. */
-public enum VolumeStatus {
+public enum VolumeStatus implements WireEnum {
   /** Written before the volume API existed; treated as {@link #AVAILABLE}. */
   PENDING,
   /** Mountable: a session claims it on the cluster it runs on. */
@@ -17,7 +17,4 @@ public enum VolumeStatus {
   /** Its claims are gone on every cluster; the row stays as history. */
   RECLAIMED;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
 }

@@ -1,27 +1,21 @@
 package io.gshare.workflows.session;
 
-import java.util.Arrays;
-import java.util.Locale;
+import io.gshare.workflows.common.WireEnum;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * What a node drain does with each session on the node: move it to another node of its model
  * ({@code migrate}: pause, lossless where it can, and resume elsewhere), {@code pause} it, or
  * {@code terminate} it. Every path settles the session's billing once and releases its GPUs.
  */
-public enum DrainMode {
+public enum DrainMode implements WireEnum {
   MIGRATE, PAUSE, TERMINATE;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
-
   public static Optional<DrainMode> fromWire(String value) {
-    return Arrays.stream(values()).filter(m -> m.wireName().equals(value)).findFirst();
+    return WireEnum.parse(DrainMode.class, value);
   }
 
   public static String wireNames() {
-    return Arrays.stream(values()).map(DrainMode::wireName).collect(Collectors.joining(", "));
+    return WireEnum.wireNames(DrainMode.class);
   }
 }

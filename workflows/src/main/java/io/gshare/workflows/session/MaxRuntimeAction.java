@@ -1,19 +1,13 @@
 package io.gshare.workflows.session;
 
-import java.util.Arrays;
-import java.util.Locale;
+import io.gshare.workflows.common.WireEnum;
 
 /** What a session's max runtime does when it is reached; the wire and database value is the lower-case name. */
-public enum MaxRuntimeAction {
+public enum MaxRuntimeAction implements WireEnum {
   PAUSE, TERMINATE;
-
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
 
   /** @throws IllegalArgumentException for a value that is not an action */
   public static MaxRuntimeAction fromWire(String value) {
-    return Arrays.stream(values()).filter(a -> a.wireName().equals(value)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("unknown max runtime action '" + value + "'"));
+    return WireEnum.require(MaxRuntimeAction.class, value, "max runtime action");
   }
 }

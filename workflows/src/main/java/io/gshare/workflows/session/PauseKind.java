@@ -1,12 +1,9 @@
 package io.gshare.workflows.session;
 
-import java.util.Locale;
+import io.gshare.workflows.common.WireEnum;
 
 /** How a session was paused: its process state kept as a checkpoint image, or not. */
-public enum PauseKind {
+public enum PauseKind implements WireEnum {
   LOSSLESS, COLD;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
 }

@@ -1,12 +1,9 @@
 package io.gshare.workflows.session;
 
-import java.util.Locale;
+import io.gshare.workflows.common.WireEnum;
 
 /** What a user asks of a session; each is a workflow update of the same name. */
-public enum SessionCommand {
+public enum SessionCommand implements WireEnum {
   PAUSE, RESUME, TERMINATE;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
 }

@@ -1,5 +1,6 @@
 package io.gshare.workflows.session;
 
+import io.gshare.workflows.common.WireEnum;
 import java.util.Locale;
 
 /**
@@ -15,24 +16,21 @@ public record SessionRoute(Routing routing, String gatewayNamespace, String gate
   public static final SessionRoute INGRESS_NGINX = new SessionRoute(Routing.INGRESS_NGINX, null, null);
 
   /** The routers gShare writes objects for. */
-  public enum Routing {
+  public enum Routing implements WireEnum {
     /** An Ingress per session whose ingress-nginx auth-url asks the control plane (the operator guides' path). */
     INGRESS_NGINX,
     /** An HTTPRoute per session on the cluster's Gateway and an Envoy Gateway SecurityPolicy with extAuth. */
     GATEWAY_API;
 
     /** {@code ingress-nginx}, {@code gateway-api}: the wire and database value. */
+    @Override
     public String wireName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     public static Routing fromWire(String value) {
-      for (Routing r : values()) {
-        if (r.wireName().equals(value)) {
-          return r;
-        }
-      }
-      throw new IllegalArgumentException("session_routing must be ingress-nginx or gateway-api, not '" + value + "'");
+      return WireEnum.parse(Routing.class, value).orElseThrow(() -> new IllegalArgumentException(
+          "session_routing must be ingress-nginx or gateway-api, not '" + value + "'"));
     }
   }
 

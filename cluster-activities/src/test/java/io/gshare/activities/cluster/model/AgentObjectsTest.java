@@ -6,16 +6,13 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gshare.activities.SharedKubeCluster;
-import io.gshare.activities.control.KubernetesWorkerDeployer;
 import io.gshare.workflows.cluster.AgentEnv;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The usage agent's DaemonSet: what it mounts, reads and runs as; applied and removed with the worker. */
+/** The usage agent's DaemonSet: what it mounts, reads and runs as ({@code KubernetesWorkerDeployerTest} applies it). */
 class AgentObjectsTest {
 
   private static final WorkerObjects.Settings SETTINGS = new WorkerObjects.Settings(
@@ -55,27 +52,5 @@ class AgentObjectsTest {
     // $(VAR) expands only variables defined before it in the list, as the kubelet does.
     assertThat(agent.getEnv().indexOf(env.get(AgentObjects.NODE_IP)))
         .isLessThan(agent.getEnv().indexOf(env.get(AgentEnv.HAMI_MONITOR_URL.variable())));
-  }
-
-  @Test
-  void theDeployerAppliesTheAgentWhereEnabledAndRemovesItWhereNot() {
-    // The module's shared real cluster: the apiserver admits the DaemonSet as the deployer applies it.
-    try (KubernetesClient client = SharedKubeCluster.get().newClient()) {
-      client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-          .withName(WorkerObjects.NAMESPACE).endMetadata().build()).createOr(n -> n.update());
-      String deployed = new KubernetesWorkerDeployer(SETTINGS, true).ensureRunning("clu_a", client);
-      assertThat(deployed).contains(AgentObjects.DAEMON_SET);
-      assertThat(client.apps().daemonSets().inNamespace(WorkerObjects.NAMESPACE).withName(AgentObjects.DAEMON_SET).get())
-          .isNotNull();
-      new KubernetesWorkerDeployer(SETTINGS, false).ensureRunning("clu_a", client);
-      assertThat(client.apps().daemonSets().inNamespace(WorkerObjects.NAMESPACE).withName(AgentObjects.DAEMON_SET).get())
-          .isNull();
-      new KubernetesWorkerDeployer(SETTINGS, true).ensureRunning("clu_a", client);
-      new KubernetesWorkerDeployer(SETTINGS, true).remove("clu_a", client);
-      assertThat(client.apps().daemonSets().inNamespace(WorkerObjects.NAMESPACE).withName(AgentObjects.DAEMON_SET).get())
-          .isNull();
-      assertThat(client.apps().deployments().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.DEPLOYMENT).get())
-          .isNull();
-    }
   }
 }

@@ -1,0 +1,42 @@
+package io.gshare.workflows.common;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * An enum that crosses a boundary (the API's JSON, a database column, a workflow's input) as one spelling per
+ * constant, by default its lower-case name. The one parse of every such enum: each names its spellings once, here,
+ * and a database CHECK constraint or the OpenAPI document lists the same (tests say so).
+ */
+public interface WireEnum {
+
+  String name();
+
+  /** The spelling on the wire and in the database: the lower-case name, unless the enum spells it otherwise. */
+  default String wireName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The constant spelled {@code value}; empty for any other value, null included. */
+  static <E extends Enum<E> & WireEnum> Optional<E> parse(Class<E> type, String value) {
+    return Arrays.stream(type.getEnumConstants()).filter(e -> e.wireName().equals(value)).findFirst();
+  }
+
+  /**
+   * The constant spelled {@code value}.
+   *
+   * @param what what a value of the enum is, for the message ("session state")
+   * @throws IllegalArgumentException naming the value and every spelling
+   */
+  static <E extends Enum<E> & WireEnum> E require(Class<E> type, String value, String what) {
+    return parse(type, value).orElseThrow(() -> new IllegalArgumentException(
+        "unknown " + what + " '" + value + "' (" + wireNames(type) + ")"));
+  }
+
+  /** Every spelling in declaration order, comma-separated: what a refusal lists. */
+  static <E extends Enum<E> & WireEnum> String wireNames(Class<E> type) {
+    return Arrays.stream(type.getEnumConstants()).map(WireEnum::wireName).collect(Collectors.joining(", "));
+  }
+}
