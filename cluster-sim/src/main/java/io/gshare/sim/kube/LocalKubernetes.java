@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -215,7 +216,8 @@ public final class LocalKubernetes implements AutoCloseable {
           && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream().anyMatch(k -> "Established".equals(k.getType())
           && "True".equals(k.getStatus())), 30, TimeUnit.SECONDS);
       // A kept etcd holds the last run's stages: the pods' go, or KWOK would find both kinds at once again.
-      stages.stream().filter(nodeStage.negate()).forEach(stage -> client.resource(stage).delete());
+      stages.stream().filter(nodeStage.negate())
+          .forEach(stage -> client.genericKubernetesResources(STAGES).withName(stage.getMetadata().getName()).delete());
     }
     Path kwokLog = logDir().resolve("kwok.log");
     long logFrom = kwokLog.toFile().length();
@@ -232,13 +234,22 @@ public final class LocalKubernetes implements AutoCloseable {
     try (KubernetesClient client = newClient()) {
       for (String kind : List.of("Node", "Pod")) {
         stages.stream().filter(s -> kind.equals(s.get("spec", "resourceRef", "kind")))
-            .forEach(stage -> client.resource(stage).forceConflicts().serverSideApply());
+            .forEach(stage -> client.genericKubernetesResources(STAGES).resource(stage).forceConflicts()
+                .serverSideApply());
         await("KWOK's " + kind + " stage controller", Duration.ofSeconds(30),
             () -> logSince(kwokLog, logFrom).lines().anyMatch(l -> l.contains("Start stage controller")
                 && l.contains("\"Kind\":\"" + kind + "\"")));
       }
     }
   }
+
+  /**
+   * KWOK's Stage resource, named rather than discovered: the apiserver's discovery may not list a CRD yet for a
+   * moment after it is established (fabric8 then finds no handler for a Stage; a CI run failed so).
+   */
+  private static final ResourceDefinitionContext STAGES = new ResourceDefinitionContext.Builder()
+      .withGroup("kwok.x-k8s.io").withVersion("v1alpha1").withKind("Stage").withPlural("stages").withNamespaced(false)
+      .build();
 
   /** KWOK's stages (from its module, installed by hack/tools.sh) followed by gShare's own (a classpath resource). */
   private List<GenericKubernetesResource> kwokStages() {
