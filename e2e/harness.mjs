@@ -76,6 +76,7 @@ export async function startDevRuntime() {
     "--ingress-port", ports.ingress, "--nginx", tool("nginx"),
     "--api-jar", join(ROOT, "api", "target", "gshare-api.jar"),
     "--worker-jar", join(ROOT, "cluster-worker", "target", "gshare-cluster-worker.jar"),
+    "--local-deployer-jar", join(ROOT, "local-deployer", "target", "gshare-local-deployer.jar"),
     "--log-dir", logs].map(String);
   // Its state file (.gshare-dev/runtime.env) goes into the working directory: not the developer's checkout.
   const child = spawn("java", args, { cwd: work, stdio: ["ignore", "pipe", "pipe"] });

@@ -12,6 +12,9 @@ import java.util.concurrent.TimeUnit;
 /** A gShare process (api, cluster-worker) the dev runtime started and must stop. */
 final class ChildProcess implements AutoCloseable {
 
+  /** Spring Boot's launcher that reads {@code loader.path}; every executable jar carries it. */
+  static final String PROPERTIES_LAUNCHER = "org.springframework.boot.loader.launch.PropertiesLauncher";
+
   private final String name;
   private final Process process;
 
@@ -27,11 +30,28 @@ final class ChildProcess implements AutoCloseable {
    */
   static ChildProcess startJar(String name, Path jar, List<String> jvmOptions, List<String> args,
       Map<String, String> env, Path logDir) {
+    return startJar(name, jar, List.of(), jvmOptions, args, env, logDir);
+  }
+
+  /**
+   * Starts the Spring Boot jar with {@code extraClassPath} (jars or directories) on its class path too, through
+   * the jar's own {@code PropertiesLauncher} ({@code loader.path}): how the api gets the dev-only local deployer.
+   */
+  static ChildProcess startJar(String name, Path jar, List<Path> extraClassPath, List<String> jvmOptions,
+      List<String> args, Map<String, String> env, Path logDir) {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
     command.addAll(jvmOptions);
-    command.add("-jar");
-    command.add(jar.toAbsolutePath().toString());
+    if (extraClassPath.isEmpty()) {
+      command.add("-jar");
+      command.add(jar.toAbsolutePath().toString());
+    } else {
+      command.add("-Dloader.path=" + String.join(",", extraClassPath.stream()
+          .map(p -> p.toAbsolutePath().toString()).toList()));
+      command.add("-cp");
+      command.add(jar.toAbsolutePath().toString());
+      command.add(PROPERTIES_LAUNCHER);
+    }
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(env);

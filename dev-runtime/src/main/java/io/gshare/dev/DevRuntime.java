@@ -203,8 +203,8 @@ public final class DevRuntime implements AutoCloseable {
       thread.start();
     });
     try {
-      apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"),
-          args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
+      apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of(options.localDeployerJar()),
+          List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"), args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
               options.dbPassword()), options.logDir());
       api = apiFactory.get();
       started.push(() -> {

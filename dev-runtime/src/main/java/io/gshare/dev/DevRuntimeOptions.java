@@ -43,6 +43,7 @@ public record DevRuntimeOptions(
     int clusters,
     Path apiJar,
     Path workerJar,
+    Path localDeployerJar,
     Path seed,
     Path logDir,
     int oidcPort,
@@ -76,6 +77,8 @@ public record DevRuntimeOptions(
         --seed FILE             the simulated cluster's seed YAML (default: 8x H100, 4x A100, 1 CPU node)
         --api-jar FILE          default api/target/gshare-api.jar
         --worker-jar FILE       default cluster-worker/target/gshare-cluster-worker.jar
+        --local-deployer-jar FILE  the dev-only deployer the api runs workers with, put on its class path
+                                (default local-deployer/target/gshare-local-deployer.jar)
         --log-dir DIR           write the api and cluster-worker output to DIR instead of this terminal
         --state-file FILE       where to say, while running, where the database and keys are (env GSHARE_DEV_STATE,
                                 as hack/bootstrap-superadmin.sh reads it; default .gshare-dev/runtime.env)
@@ -126,7 +129,7 @@ public record DevRuntimeOptions(
       flags.put(name, value);
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
-        "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "log-dir",
+        "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "local-deployer-jar", "log-dir",
         "no-demo", "ingress-port", "nginx", "no-ingress", "fault-proxy", "state-file");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
@@ -157,8 +160,10 @@ public record DevRuntimeOptions(
     }
     Path apiJar = Path.of(flags.getOrDefault("api-jar", "api/target/gshare-api.jar"));
     Path workerJar = Path.of(flags.getOrDefault("worker-jar", "cluster-worker/target/gshare-cluster-worker.jar"));
+    Path localDeployerJar = Path.of(flags.getOrDefault("local-deployer-jar",
+        "local-deployer/target/gshare-local-deployer.jar"));
     Path seed = flags.containsKey("seed") ? Path.of(flags.get("seed")) : null;
-    for (Path required : new Path[] {apiJar, workerJar, seed}) {
+    for (Path required : new Path[] {apiJar, workerJar, localDeployerJar, seed}) {
       if (required != null && !required.toFile().isFile()) {
         problems.add(required + " does not exist" + (required.toString().endsWith(".jar") ? " (run make build)" : ""));
       }
@@ -186,7 +191,7 @@ public record DevRuntimeOptions(
         dataDir == null ? null : Path.of(dataDir), dbUrl, env.getOrDefault("GSHARE_DB_USER", "postgres"),
         env.getOrDefault("GSHARE_DB_PASSWORD", ""), temporal, http, management, temporalPort, temporalUiPort,
         temporalCli, postgres, simulator, clusters,
-        apiJar, workerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
+        apiJar, workerJar, localDeployerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
         ingressPort, nginx, noIngress, List.copyOf(apiProperties), faultProxy,
         Path.of(flags.getOrDefault("state-file", env.getOrDefault("GSHARE_DEV_STATE", ".gshare-dev/runtime.env"))));
   }

@@ -547,6 +547,7 @@ class DevRuntimeIT {
         "--simulator-port", String.valueOf(simulatorPort),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
+        "--local-deployer-jar", System.getProperty("gshare.dev.local-deployer-jar"),
         "--log-dir", Path.of("target", "dev-runtime-it-logs").toAbsolutePath().toString(),
         // Its own, not .gshare-dev/runtime.env: the other classes' runtimes run at the same time.
         "--state-file", STATE_FILE.toString()}, Map.of());

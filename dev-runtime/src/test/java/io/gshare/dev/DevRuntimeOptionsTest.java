@@ -21,16 +21,19 @@ class DevRuntimeOptionsTest {
 
   private Path apiJar;
   private Path workerJar;
+  private Path localDeployerJar;
 
   @BeforeEach
   void jars() throws IOException {
     apiJar = Files.createFile(dir.resolve("api.jar"));
     workerJar = Files.createFile(dir.resolve("worker.jar"));
+    localDeployerJar = Files.createFile(dir.resolve("local-deployer.jar"));
   }
 
   /** Options that pass the file checks (an external Temporal: no CLI needed), then {@code extra}. */
   private String[] args(String... extra) {
     List<String> args = new ArrayList<>(List.of("--api-jar", apiJar.toString(), "--worker-jar", workerJar.toString(),
+        "--local-deployer-jar", localDeployerJar.toString(),
         "--temporal-address", "127.0.0.1:7233", "--no-ingress"));
     args.addAll(List.of(extra));
     return args.toArray(String[]::new);
@@ -93,7 +96,7 @@ class DevRuntimeOptionsTest {
   @Test
   void theIngressNeedsAnExecutableNginxUnlessItIsTurnedOff() throws IOException {
     List<String> base = List.of("--api-jar", apiJar.toString(), "--worker-jar", workerJar.toString(),
-        "--temporal-address", "127.0.0.1:7233");
+        "--local-deployer-jar", localDeployerJar.toString(), "--temporal-address", "127.0.0.1:7233");
     Path missing = dir.resolve("no-nginx");
     assertThatThrownBy(() -> DevRuntimeOptions.parse(concat(base, "--nginx", missing.toString()), Map.of()))
         .hasMessageContaining(missing + " is not an executable nginx")

@@ -2,7 +2,7 @@ package io.gshare.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gshare.activities.control.JarLaunch;
+import io.gshare.localdeployer.JarLaunch;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -47,6 +47,7 @@ public final class TestRuntimes {
         "--simulator-port", String.valueOf(freePort()),
         "--api-jar", System.getProperty("gshare.dev.api-jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar"),
+        "--local-deployer-jar", System.getProperty("gshare.dev.local-deployer-jar"),
         "--log-dir", Path.of("target", logDir).toAbsolutePath().toString(),
         // Its own: the classes' runtimes run at once in failsafe's two JVMs.
         "--state-file", Path.of("target", logDir, "runtime.env").toAbsolutePath().toString()));

@@ -152,8 +152,8 @@ class ModuleEdgesTest {
     dependenciesByModule.forEach(
         (module, deps) ->
             assertThat(deps)
-                .as("%s must not depend on a deployable", module)
-                .doesNotContain("io.gshare:gshare-api", "io.gshare:gshare-cluster-worker"));
+                .as("%s must not depend on a deployable, nor ship the dev-only local deployer", module)
+                .doesNotContain("io.gshare:gshare-api", "io.gshare:gshare-cluster-worker", "io.gshare:gshare-local-deployer"));
   }
 
   private static Document parse(Path pom) throws Exception {

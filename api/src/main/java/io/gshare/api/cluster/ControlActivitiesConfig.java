@@ -4,7 +4,8 @@ import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
 import io.gshare.activities.control.KubernetesWorkerDeployer;
-import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.activities.control.LocalWorkerDeployerProvider;
+import io.gshare.activities.control.LocalWorkerSettings;
 import io.gshare.activities.control.OperatorTokenSigner;
 import io.gshare.activities.control.SigningKeyActivitiesImpl;
 import io.gshare.activities.control.TokenRotationActivitiesImpl;
@@ -35,7 +36,8 @@ class ControlActivitiesConfig {
       case LOCAL_PROCESS -> {
         Path state = worker.local().stateDir() != null ? worker.local().stateDir()
             : Path.of(System.getProperty("java.io.tmpdir"), "gshare-local-workers");
-        yield new LocalProcessWorkerDeployer(new LocalProcessWorkerDeployer.Settings(worker.local().jar(), state,
+        // Dev-only: the deployer is on the class path only where the dev runtime or a test put it.
+        yield LocalWorkerDeployerProvider.load(new LocalWorkerSettings(worker.local().jar(), state,
             worker.local().logDir(), temporalAddress, temporal.namespace(),
             () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
                 : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
@@ -52,7 +54,7 @@ class ControlActivitiesConfig {
   @Bean
   org.springframework.beans.factory.DisposableBean localWorkersStop(WorkerDeployer deployer) {
     return () -> {
-      if (deployer instanceof LocalProcessWorkerDeployer local) {
+      if (deployer instanceof AutoCloseable local) {
         local.close();
       }
     };

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;

@@ -9,7 +9,7 @@ import com.nimbusds.jwt.SignedJWT;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
-import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.SigningKeyRing;
 import io.gshare.api.security.TokenKind;

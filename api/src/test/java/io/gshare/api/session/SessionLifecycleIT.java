@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.core.credit.BillingWindows;
 import io.gshare.core.credit.CreditLedger;
-import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.activities.control.MeteringActivitiesImpl;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.activities.control.WorkerDeployer;

@@ -1,6 +1,6 @@
 package io.gshare.api.support;
 
-import io.gshare.activities.control.LocalProcessWorkerDeployer;
+import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;

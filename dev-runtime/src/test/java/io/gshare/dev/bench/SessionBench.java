@@ -95,6 +95,8 @@ public final class SessionBench {
         "--no-demo",
         "--api-jar", System.getProperty("gshare.dev.api-jar", "api/target/gshare-api.jar"),
         "--worker-jar", System.getProperty("gshare.dev.worker-jar", "cluster-worker/target/gshare-cluster-worker.jar"),
+        "--local-deployer-jar", System.getProperty("gshare.dev.local-deployer-jar",
+            "local-deployer/target/gshare-local-deployer.jar"),
         "--log-dir", Files.createTempDirectory("gshare-bench-logs").toString()}, Map.of());
     ProcessCpu cpu = ProcessCpu.devRuntime();
     if (!ProcessCpu.available()) {

@@ -1,4 +1,4 @@
-package io.gshare.activities.control;
+package io.gshare.localdeployer;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.gshare.activities.control;
+package io.gshare.localdeployer;
 
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;

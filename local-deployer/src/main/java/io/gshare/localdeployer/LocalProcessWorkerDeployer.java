@@ -1,9 +1,11 @@
-package io.gshare.activities.control;
+package io.gshare.localdeployer;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.activities.control.LocalWorkerSettings;
+import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.workflows.cluster.AgentEnv;
 import io.gshare.workflows.kube.SimulatorInfo;
 import java.io.IOException;
@@ -22,8 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dev runtime's deployer: the cluster-worker jar as a local process, configured as the Deployment
- * configures the pod: its apiserver from the cluster's kubeconfig, its in-cluster token a bound token of its
+ * The dev runtime's deployer (dev-only: no production jar carries it, {@code LocalWorkerDeployerProvider}): the
+ * cluster-worker jar as a local process, configured as the Deployment configures the pod, with nothing of the api's
+ * own environment: its apiserver from the cluster's kubeconfig, its in-cluster token a bound token of its
  * ServiceAccount that {@link ProjectedTokens} mints and refreshes as the kubelet projects one (the kubeconfig's
  * token where the cluster mints none), and its operator token copied from the cluster's
  * gshare-operator-internal-jwt Secret to a file, as the kubelet mounts it. One process per cluster.
@@ -32,28 +35,12 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
 
   private static final Logger log = LoggerFactory.getLogger(LocalProcessWorkerDeployer.class);
 
-  /**
-   * @param stateDir per-cluster files (tokens) live under it
-   * @param logDir where worker output goes; null inherits the api's
-   * @param controlPlaneUrl asked when a worker starts: the api's own port is known only once it listens
-   */
-  public record Settings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
-      java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds,
-      boolean agentEnabled) {
-
-    public Settings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
-        java.util.function.Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {
-      this(jar, stateDir, logDir, temporalAddress, temporalNamespace, controlPlaneUrl, inventoryIntervalSeconds,
-          volumeSyncIntervalSeconds, false);
-    }
-  }
-
   /** The key of a cluster's usage agent among the processes (a cluster's worker is keyed by its id). */
   private static String agentKey(String clusterId) {
     return clusterId + "#agent";
   }
 
-  private final Settings settings;
+  private final LocalWorkerSettings settings;
   private final Map<String, Process> running = new ConcurrentHashMap<>();
   /** The command and environment of each wanted worker: restarted when it exits, as a Deployment would. */
   private final Map<String, Launch> wanted = new ConcurrentHashMap<>();
@@ -61,7 +48,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
   /** The kubelet's part for the worker's in-cluster token. */
   private final ProjectedTokens projectedTokens = new ProjectedTokens(LocalProcessWorkerDeployer::writeSecretFile);
 
-  public LocalProcessWorkerDeployer(Settings settings) {
+  public LocalProcessWorkerDeployer(LocalWorkerSettings settings) {
     this.settings = settings;
   }
 
@@ -81,7 +68,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     ProcessBuilder builder = new ProcessBuilder();
     List<String> jvmOptions = List.of("-Xmx384m", "-XX:TieredStopAtLevel=1",
         "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid());
-    Map<String, String> env = builder.environment();
+    Map<String, String> env = podEnvironment(builder);
     WorkerObjects.environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
             settings.controlPlaneUrl().get(), dir.resolve(WorkerObjects.TOKEN_KEY).toString(),
             settings.inventoryIntervalSeconds(), settings.volumeSyncIntervalSeconds())
@@ -129,7 +116,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     ProcessBuilder builder = new ProcessBuilder();
     List<String> jvmOptions = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
         "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid());
-    Map<String, String> env = builder.environment();
+    Map<String, String> env = podEnvironment(builder);
     env.put(AgentEnv.CONTROL_PLANE_URL.variable(), settings.controlPlaneUrl().get());
     env.put(AgentEnv.TOKEN_FILE.variable(), dir.resolve(WorkerObjects.TOKEN_KEY).toString());
     env.put(AgentEnv.CGROUP_ROOT.variable(), cgroupRoot);
@@ -153,6 +140,19 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       throw new UncheckedIOException("could not start the usage agent from " + settings.jar(), e);
     }
   }
+
+  /**
+   * The process's environment as a container's starts: none of the api's own (its database URL and user among it),
+   * only what any process needs to run here; the caller adds what the Deployment or DaemonSet sets.
+   */
+  static Map<String, String> podEnvironment(ProcessBuilder builder) {
+    Map<String, String> env = builder.environment();
+    env.keySet().retainAll(INHERITED);
+    return env;
+  }
+
+  /** What a local process keeps of the api's environment: where programs and temporary files are, the locale. */
+  static final java.util.Set<String> INHERITED = java.util.Set.of("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ");
 
   /** The simulator's ConfigMap saying where its node-level parts are; null on a cluster without one. */
   private static ConfigMap simulatorInfo(KubernetesClient cluster) {
