@@ -123,8 +123,12 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
     return new HamiSchedulerStandIn(client, tick, Clock.systemUTC());
   }
 
-  /** Forgets every node's registration, as a restart of HAMi's scheduler does: cordons are read afresh. */
-  public void restart() {
+  /**
+   * Forgets every node's registration, as a restart of HAMi's scheduler does: cordons are read afresh. After any pass
+   * in flight (both hold this monitor): such a pass read the nodes before the restart, and would register them again
+   * as they were (a cordon written just before the restart went unseen, and a test waited for it in vain).
+   */
+  public synchronized void restart() {
     registered.clear();
     changes.poke();
     log.info("HAMi scheduler stand-in restarted: nodes are registered again");
