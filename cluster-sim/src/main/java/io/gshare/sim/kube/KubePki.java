@@ -12,6 +12,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
@@ -40,11 +41,20 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * certificates whose subject is the user and whose organizations are its groups, and the service-account key
  * pair that signs bound tokens. Kept in a directory and reused while it lasts, so a restarted cluster keeps its
  * CA and the kubeconfigs written before stay valid.
+ *
+ * <p>Keys cost: an RSA-2048 key took a second or more of CPU on a busy test machine, and a cluster needs eight (more
+ * with its kubelets' serving certificates), so tests that start a cluster per class spent minutes making keys. The
+ * CA and the service-account signer, which keep one cluster's credentials from another's, get a fresh ECDSA P-256 key
+ * per cluster (made in microseconds; the apiserver, the controller-manager and Go's TLS take them). The leaves'
+ * keys, which the clients load (fabric8 reads RSA keys without BouncyCastle), come from a few RSA keys made once per
+ * JVM: a certificate is still the cluster CA's alone, so sharing a leaf key across test clusters trusts nothing more.
  */
 final class KubePki {
 
   private static final Duration VALIDITY = Duration.ofDays(3650);
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final KeyPair[] LEAF_KEYS = new KeyPair[4];
+  private static final java.security.Provider BOUNCY_CASTLE = new org.bouncycastle.jce.provider.BouncyCastleProvider();
 
   /** A PEM certificate and its PEM key, as files. */
   record Pair(Path certificate, Path key) {}
@@ -68,7 +78,7 @@ final class KubePki {
       if (Files.exists(caCert) && Files.exists(caKey)) {
         return new KubePki(dir, Pem.readKeyPair(caKey), Pem.readCertificate(caCert));
       }
-      KeyPair keys = rsa();
+      KeyPair keys = ec();
       X500Name subject = name("gshare-local-kubernetes-ca", List.of());
       X509Certificate certificate = sign(subject, keys, subject, keys, true, List.of(), null);
       write(caKey, Pem.of(keys.getPrivate()));
@@ -102,7 +112,7 @@ final class KubePki {
     Path key = dir.resolve("sa.key");
     Path pub = dir.resolve("sa.pub");
     if (!Files.exists(key) || !Files.exists(pub)) {
-      KeyPair keys = rsa();
+      KeyPair keys = ec();
       write(key, Pem.of(keys.getPrivate()));
       write(pub, Pem.of(keys.getPublic()));
     }
@@ -116,7 +126,7 @@ final class KubePki {
     if (Files.exists(cert) && Files.exists(key)) {
       return new Pair(cert, key);
     }
-    KeyPair keys = rsa();
+    KeyPair keys = leafKey(file);
     GeneralName[] names = java.util.stream.Stream.concat(
             dnsNames.stream().map(n -> new GeneralName(GeneralName.dNSName, n)),
             ipAddresses.stream().map(ip -> new GeneralName(GeneralName.iPAddress, ip)))
@@ -161,9 +171,36 @@ final class KubePki {
             new GeneralNames(altNames.toArray(GeneralName[]::new)));
       }
       return new JcaX509CertificateConverter().getCertificate(
-          builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKeys.getPrivate())));
+          builder.build(new JcaContentSignerBuilder(signatureAlgorithm(issuerKeys)).build(issuerKeys.getPrivate())));
     } catch (GeneralSecurityException | OperatorCreationException | IOException e) {
       throw new IllegalStateException("could not sign a certificate for " + subject, e);
+    }
+  }
+
+  private static String signatureAlgorithm(KeyPair issuer) {
+    return "EC".equals(issuer.getPrivate().getAlgorithm()) || "ECDSA".equals(issuer.getPrivate().getAlgorithm())
+        ? "SHA256withECDSA" : "SHA256withRSA";
+  }
+
+  /** The leaf key for a certificate's file name: one of {@link #LEAF_KEYS}, each made once per JVM. */
+  private static KeyPair leafKey(String file) {
+    int slot = Math.floorMod(file.hashCode(), LEAF_KEYS.length);
+    synchronized (LEAF_KEYS) {
+      if (LEAF_KEYS[slot] == null) {
+        LEAF_KEYS[slot] = rsa();
+      }
+      return LEAF_KEYS[slot];
+    }
+  }
+
+  private static KeyPair ec() {
+    try {
+      // BouncyCastle's keys write as SEC 1 PEM with their curve named, which Go requires; the JDK's lose it.
+      KeyPairGenerator generator = KeyPairGenerator.getInstance("EC", BOUNCY_CASTLE);
+      generator.initialize(new ECGenParameterSpec("secp256r1"), RANDOM);
+      return generator.generateKeyPair();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
     }
   }
 
