@@ -1,9 +1,7 @@
 package io.gshare.api.catalogue;
 
 import io.gshare.activities.control.ImagePrepullActivitiesImpl;
-import io.gshare.api.temporal.ControlWorker;
 import io.gshare.core.operation.OperationRepository;
-import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -12,7 +10,7 @@ import org.springframework.context.annotation.Configuration;
 class ImagePrepullActivitiesConfig {
 
   @Bean
-  ControlWorker.ControlActivities imagePrepullActivities(OperationRepository operations) {
-    return new ControlWorker.ControlActivities(List.of(new ImagePrepullActivitiesImpl(operations)));
+  ImagePrepullActivitiesImpl imagePrepullActivities(OperationRepository operations) {
+    return new ImagePrepullActivitiesImpl(operations);
   }
 }

@@ -2,6 +2,7 @@ package io.gshare.api.cluster;
 
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
+import io.gshare.activities.control.ClusterRerouteActivitiesImpl;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
 import io.gshare.activities.control.KubernetesWorkerDeployer;
 import io.gshare.activities.control.LocalWorkerDeployerProvider;
@@ -9,7 +10,7 @@ import io.gshare.activities.control.LocalWorkerSettings;
 import io.gshare.activities.control.OperatorTokenSigner;
 import io.gshare.activities.control.SigningKeyActivitiesImpl;
 import io.gshare.activities.control.TokenRotationActivitiesImpl;
-import io.gshare.core.audit.AuditLog;
+import io.gshare.core.alert.Alerts;
 import io.gshare.core.cluster.OperatorTokenRepository;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.SecurityProperties;
@@ -18,12 +19,17 @@ import io.gshare.api.security.Tokens;
 import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.core.cluster.ClusterLifecycleRepository;
 import io.gshare.core.operation.OperationRepository;
+import io.gshare.core.session.SessionRepository;
+import io.temporal.client.WorkflowClient;
 import java.nio.file.Path;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
-/** The control activities of the cluster lifecycle, wired to the api's keys, kubeconfig store and settings. */
+/**
+ * The control activities of the cluster lifecycle, wired to the api's keys, kubeconfig store and settings; the control
+ * worker registers them by their {@code @ActivitiesOn}.
+ */
 @Configuration(proxyBeanMethods = false)
 class ControlActivitiesConfig {
 
@@ -84,15 +90,19 @@ class ControlActivitiesConfig {
   }
 
   @Bean
-  io.gshare.api.temporal.ControlWorker.ControlActivities clusterControlActivities(
-      ClusterRemoteActivitiesImpl remote, ClusterStateActivitiesImpl state, OperatorTokenRepository operatorTokens,
-      io.gshare.core.alert.Alerts alerts, Tokens tokens, io.gshare.core.session.SessionRepository sessions, OperationRepository operations,
-      io.temporal.client.WorkflowClient client) {
-    return new io.gshare.api.temporal.ControlWorker.ControlActivities(java.util.List.of(remote, state,
-        new TokenRotationActivitiesImpl(operatorTokens, alerts),
-        new io.gshare.activities.control.ClusterRerouteActivitiesImpl(sessions, operations, client),
-        // The same rotation as POST /api/v1/system/keys/internal/rotate.
-        new SigningKeyActivitiesImpl(() -> tokens.rotate(TokenKind.INTERNAL).getKeyID())));
+  TokenRotationActivitiesImpl tokenRotationActivities(OperatorTokenRepository operatorTokens, Alerts alerts) {
+    return new TokenRotationActivitiesImpl(operatorTokens, alerts);
   }
 
+  @Bean
+  ClusterRerouteActivitiesImpl clusterRerouteActivities(SessionRepository sessions, OperationRepository operations,
+      WorkflowClient client) {
+    return new ClusterRerouteActivitiesImpl(sessions, operations, client);
+  }
+
+  /** The same rotation as POST /api/v1/system/keys/internal/rotate. */
+  @Bean
+  SigningKeyActivitiesImpl signingKeyActivities(Tokens tokens) {
+    return new SigningKeyActivitiesImpl(() -> tokens.rotate(TokenKind.INTERNAL).getKeyID());
+  }
 }

@@ -3,22 +3,27 @@ package io.gshare.api.node;
 import io.gshare.activities.control.NodeDrainActivitiesImpl;
 import io.gshare.activities.control.VolumeReclaimActivitiesImpl;
 import io.gshare.core.volume.VolumeReclaims;
-import io.gshare.api.temporal.ControlWorker;
 import io.gshare.core.node.NodeDrains;
 import io.gshare.core.operation.OperationRepository;
 import io.temporal.client.WorkflowClient;
-import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The node drain's and the volume reclaim's control activities, on the same repositories as the HTTP layer. */
+/**
+ * The node drain's and the volume reclaim's control activities, on the same repositories as the HTTP layer; the control
+ * worker registers them by their {@code @ActivitiesOn}.
+ */
 @Configuration(proxyBeanMethods = false)
 class NodeActivitiesConfig {
 
   @Bean
-  ControlWorker.ControlActivities nodeDrainActivities(NodeDrains drains, OperationRepository operations,
-      WorkflowClient client, VolumeReclaims reclaims) {
-    return new ControlWorker.ControlActivities(List.of(new NodeDrainActivitiesImpl(drains, operations, client),
-        new VolumeReclaimActivitiesImpl(reclaims, operations)));
+  NodeDrainActivitiesImpl nodeDrainActivities(NodeDrains drains, OperationRepository operations,
+      WorkflowClient client) {
+    return new NodeDrainActivitiesImpl(drains, operations, client);
+  }
+
+  @Bean
+  VolumeReclaimActivitiesImpl volumeReclaimActivities(VolumeReclaims reclaims, OperationRepository operations) {
+    return new VolumeReclaimActivitiesImpl(reclaims, operations);
   }
 }

@@ -8,6 +8,7 @@ import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.workflows.cluster.ClusterDescription;
 import io.gshare.workflows.cluster.ClusterRemoteActivities;
 import io.gshare.workflows.cluster.IssuedToken;
+import io.gshare.workflows.common.TaskQueues;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
  * The control plane's own calls to a cluster's apiserver, with the cluster's stored kubeconfig.
  * Objects are server-side applied under one field manager, so every call converges.
  */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
 
   private static final Logger log = LoggerFactory.getLogger(ClusterRemoteActivitiesImpl.class);

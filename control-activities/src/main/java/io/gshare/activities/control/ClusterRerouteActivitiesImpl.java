@@ -4,6 +4,7 @@ import io.gshare.core.operation.OperationRepository;
 import io.gshare.core.session.SessionRepository;
 import io.gshare.workflows.cluster.ClusterRerouteActivities;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.session.SessionReroute;
 import io.gshare.workflows.session.SessionRerouteOutcome;
 import io.gshare.workflows.session.SessionWorkflow;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** A cluster's live sessions from Postgres, and the reroute sent to each as an update of its own workflow. */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class ClusterRerouteActivitiesImpl implements ClusterRerouteActivities {
 
   private final SessionRepository sessions;

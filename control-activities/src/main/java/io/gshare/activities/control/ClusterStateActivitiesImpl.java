@@ -5,10 +5,12 @@ import io.gshare.core.operation.OperationRepository;
 import io.gshare.workflows.cluster.ClusterStateActivities;
 import io.gshare.workflows.cluster.ClusterStatus;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.TaskQueues;
 import java.time.Instant;
 import java.util.List;
 
 /** Cluster rows in Postgres, for the attach and detach workflows, through the domain's repositories. */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class ClusterStateActivitiesImpl implements ClusterStateActivities {
 
   private final ClusterLifecycleRepository clusters;

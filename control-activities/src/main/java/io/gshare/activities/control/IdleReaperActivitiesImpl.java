@@ -1,12 +1,14 @@
 package io.gshare.activities.control;
 
 import io.gshare.core.session.IdleSessions;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.session.IdleReaperActivities;
 import io.gshare.workflows.session.IdleSweep;
 import java.time.Clock;
 import java.time.Duration;
 
 /** One idle-reaper sweep, decided by {@link IdleSessions} (the rule's one home). */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class IdleReaperActivitiesImpl implements IdleReaperActivities {
 
   private final IdleSessions sessions;

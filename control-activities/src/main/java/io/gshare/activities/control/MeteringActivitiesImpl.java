@@ -1,6 +1,7 @@
 package io.gshare.activities.control;
 
 import io.gshare.core.credit.BillingWindows;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.session.MeteringActivities;
 import io.gshare.workflows.session.MeteringResult;
 import java.time.Clock;
@@ -11,6 +12,7 @@ import java.util.List;
  * One metering sweep: charge the due minutes of open windows, {@code batchSize} windows per statement (one
  * transaction each), and find the sessions out of credit.
  */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class MeteringActivitiesImpl implements MeteringActivities {
 
   private final BillingWindows billing;

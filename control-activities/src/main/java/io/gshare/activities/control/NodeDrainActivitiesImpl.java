@@ -3,6 +3,7 @@ package io.gshare.activities.control;
 import io.gshare.core.node.NodeDrains;
 import io.gshare.core.operation.OperationRepository;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.node.NodeDrainActivities;
 import io.gshare.workflows.session.SessionDrainOrder;
 import io.gshare.workflows.session.SessionDrainOutcome;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** A node drain's Postgres state, and its orders to sessions sent as updates to their own workflows. */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class NodeDrainActivitiesImpl implements NodeDrainActivities {
 
   private final NodeDrains drains;

@@ -4,6 +4,7 @@ import io.gshare.core.credit.BillingWindows;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.placement.PlacementService;
 import io.gshare.core.session.SessionRepository;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionControlActivities;
 import io.gshare.workflows.session.SessionRecord;
@@ -14,6 +15,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * A session's control-plane side: placement, its row, its billing windows, each through the domain
  * (core) that the HTTP layer uses too. Each call is idempotent.
  */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class SessionControlActivitiesImpl implements SessionControlActivities {
 
   private final SessionRepository sessions;

@@ -5,10 +5,12 @@ import io.gshare.core.alert.Alerts;
 import io.gshare.core.cluster.OperatorTokenRepository;
 import io.gshare.workflows.cluster.OperatorTokenState;
 import io.gshare.workflows.cluster.TokenRotationActivities;
+import io.gshare.workflows.common.TaskQueues;
 import java.time.Instant;
 import java.util.List;
 
 /** The rotation's Postgres side: which clusters, what their workers use, the alert. */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class TokenRotationActivitiesImpl implements TokenRotationActivities {
 
   private final OperatorTokenRepository tokens;

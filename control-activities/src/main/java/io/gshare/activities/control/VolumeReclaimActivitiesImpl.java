@@ -3,11 +3,13 @@ package io.gshare.activities.control;
 import io.gshare.core.operation.OperationRepository;
 import io.gshare.core.volume.VolumeReclaims;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.volume.ClaimTarget;
 import io.gshare.workflows.volume.VolumeReclaimActivities;
 import java.util.List;
 
 /** A reclaim's Postgres side, through the domain's repository. */
+@ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class VolumeReclaimActivitiesImpl implements VolumeReclaimActivities {
 
   private final VolumeReclaims reclaims;
