@@ -10,6 +10,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * The gShare control plane. {@code --mode=worker} runs the control worker alone, without the web
@@ -18,7 +19,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 @SpringBootApplication(scanBasePackages = {"io.gshare.api", "io.gshare.core"})
 @ConfigurationPropertiesScan
-@org.springframework.scheduling.annotation.EnableScheduling
+@EnableScheduling
 public class GshareApiApplication {
 
   public static void main(String[] args) {

@@ -6,7 +6,9 @@ import com.tngtech.archunit.core.domain.JavaAnnotation;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.gshare.api.alert.AlertProperties;
 import io.gshare.api.cluster.ClusterWorkerProperties;
+import io.gshare.api.cluster.TokenRotationProperties;
 import io.gshare.api.dev.DevProperties;
 import io.gshare.api.node.NodeProperties;
 import io.gshare.api.security.SecurityProperties;
@@ -94,8 +96,8 @@ class ConfigurationKeysTest {
       assertThat(context.getBean(VolumeProperties.class)).isEqualTo(new VolumeProperties(Duration.ofHours(24)));
       assertThat(context.getBean(IdleReaperProperties.class)).isEqualTo(new IdleReaperProperties(true,
           Duration.ofSeconds(60), Duration.ofMinutes(2), Duration.ofSeconds(60)));
-      assertThat(context.getBean(io.gshare.api.cluster.TokenRotationProperties.class)).isEqualTo(
-          new io.gshare.api.cluster.TokenRotationProperties(true, Duration.ofHours(24), Duration.ofDays(30),
+      assertThat(context.getBean(TokenRotationProperties.class)).isEqualTo(
+          new TokenRotationProperties(true, Duration.ofHours(24), Duration.ofDays(30),
               Duration.ofMinutes(3), Duration.ofSeconds(10), Duration.ofDays(2), Duration.ofSeconds(60)));
     });
   }
@@ -108,9 +110,9 @@ class ConfigurationKeysTest {
 
   @Test
   void noAlertWebhookByDefaultAndOneFromGshareAlertsWebhookUrl() {
-    api.run(context -> assertThat(context.getBean(io.gshare.api.alert.AlertProperties.class).webhookUrl()).isNull());
+    api.run(context -> assertThat(context.getBean(AlertProperties.class).webhookUrl()).isNull());
     api.withPropertyValues("GSHARE_ALERTS_WEBHOOK_URL=https://alerts.example.com/hook").run(context ->
-        assertThat(context.getBean(io.gshare.api.alert.AlertProperties.class).webhookUrl())
+        assertThat(context.getBean(AlertProperties.class).webhookUrl())
             .isEqualTo("https://alerts.example.com/hook"));
   }
 

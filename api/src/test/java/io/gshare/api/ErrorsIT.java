@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -54,17 +58,17 @@ class ErrorsIT extends ApiIntegrationTest {
   @Test
   void whatTheFuzzerFoundIsAnsweredInWordsAndWritesNothing() throws Exception {
     String admin = adminToken();
-    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + io.gshare.api.support.NewTestIds.next("img")
+    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
         + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
     int teams = jdbc.sql("select count(*) from teams").query(Integer.class).single();
 
     // A multipart Content-Type without a boundary: no endpoint takes multipart.
-    java.net.http.HttpRequest multipart = java.net.http.HttpRequest.newBuilder(
-            java.net.URI.create("http://127.0.0.1:" + port + "/api/v1/teams"))
+    HttpRequest multipart = HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + "/api/v1/teams"))
         .header("Authorization", "Bearer " + admin).header("Content-Type", "multipart/form-data")
-        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"name\":\"t\"}")).build();
-    assertProblem(java.net.http.HttpClient.newHttpClient().send(multipart,
-        java.net.http.HttpResponse.BodyHandlers.ofString()), 415, "unsupported_media_type");
+        .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"t\"}")).build();
+    assertProblem(HttpClient.newHttpClient().send(multipart,
+        HttpResponse.BodyHandlers.ofString()), 415, "unsupported_media_type");
     // A PATCH that breaks the table's CHECK (a name of 1 to 100 characters): refused before the database.
     assertProblem(send("PATCH", "/api/v1/images/" + image, "{\"name\":\"\"}", admin), 422, "validation_failed");
     assertThat(json.readTree(get("/api/v1/images/" + image, admin).body()).get("name").asText()).isNotEmpty();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gshare.api.support.EmbeddedPostgresSupport;
+import java.math.BigDecimal;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,9 +76,9 @@ class MigrationIT {
         + "values ('acc_a', -2.5, 'charge', 'charge:ses_1:2026-12-02T10:00Z', 'ses_1', '2026-12-02T10:00Z')");
 
     assertThat(db.queryForObject("select count(*) from credit_ledger", Integer.class)).isEqualTo(2);
-    assertThat(db.queryForObject("select balance from credit_accounts where id = 'acc_a'", java.math.BigDecimal.class))
+    assertThat(db.queryForObject("select balance from credit_accounts where id = 'acc_a'", BigDecimal.class))
         .isEqualByComparingTo("97.5");
-    assertThat(db.queryForObject("select sum(amount) from credit_ledger where account_id = 'acc_a'", java.math.BigDecimal.class))
+    assertThat(db.queryForObject("select sum(amount) from credit_ledger where account_id = 'acc_a'", BigDecimal.class))
         .isEqualByComparingTo("97.5");
     assertThatThrownBy(() -> db.update("insert into credit_ledger (account_id, amount, kind, idempotency_key) "
         + "values ('acc_a', 5, 'grant', 'grant:1')")).isInstanceOf(DataIntegrityViolationException.class);
@@ -92,7 +93,7 @@ class MigrationIT {
         .hasMessageContaining("append-only");
     assertThatThrownBy(() -> db.update("update credit_accounts set balance = 1000000 where id = 'acc_a'"))
         .isInstanceOf(DataAccessException.class).hasMessageContaining("only through credit_ledger");
-    assertThat(db.queryForObject("select balance from credit_accounts where id = 'acc_a'", java.math.BigDecimal.class))
+    assertThat(db.queryForObject("select balance from credit_accounts where id = 'acc_a'", BigDecimal.class))
         .isEqualByComparingTo("10");
   }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.core.error.ProblemCode;
+import jakarta.servlet.http.HttpServletResponse;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
@@ -115,8 +117,8 @@ class OpenApiDocumentIT extends ApiIntegrationTest {
       }
       ResponseStatus status = AnnotatedElementUtils.findMergedAnnotation(method.getMethod(), ResponseStatus.class);
       Class<?> returned = method.getMethod().getReturnType();
-      boolean declaresItsOwn = returned == org.springframework.http.ResponseEntity.class || Arrays.stream(
-          method.getMethodParameters()).anyMatch(p -> p.getParameterType() == jakarta.servlet.http.HttpServletResponse.class);
+      boolean declaresItsOwn = returned == ResponseEntity.class || Arrays.stream(
+          method.getMethodParameters()).anyMatch(p -> p.getParameterType() == HttpServletResponse.class);
       info.getPatternValues().forEach(pattern -> info.getMethodsCondition().getMethods().forEach(m -> {
         Set<String> successes = new TreeSet<>();
         doc.at("/paths").path(pattern).path(m.name().toLowerCase(Locale.ROOT)).path("responses").fieldNames()

@@ -5,18 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.gshare.api.security.Caller;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -38,11 +42,11 @@ class OpenApiSchemaNamesTest {
         continue;
       }
       for (Method method : controller.reflect().getDeclaredMethods()) {
-        if (org.springframework.core.annotation.AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
+        if (AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
           pending.add(method.getGenericReturnType());
           // The caller comes from the token and is no part of the document (OpenApiConfig ignores it).
-          java.util.Arrays.stream(method.getGenericParameterTypes())
-              .filter(t -> !(t instanceof Class<?> c && c.getEnclosingClass() == io.gshare.api.security.Caller.class))
+          Arrays.stream(method.getGenericParameterTypes())
+              .filter(t -> !(t instanceof Class<?> c && c.getEnclosingClass() == Caller.class))
               .forEach(pending::add);
         }
       }
@@ -50,7 +54,7 @@ class OpenApiSchemaNamesTest {
     while (!pending.isEmpty()) {
       Type type = pending.pop();
       if (type instanceof ParameterizedType parameterized) {
-        pending.addAll(java.util.List.of(parameterized.getActualTypeArguments()));
+        pending.addAll(List.of(parameterized.getActualTypeArguments()));
         pending.add(parameterized.getRawType());
       } else if (type instanceof Class<?> c && c.isRecord() && seen.add(c)) {
         Schema schema = c.getAnnotation(Schema.class);

@@ -8,6 +8,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.awaitility.Awaitility;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -15,7 +16,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class SystemApiIT extends ApiIntegrationTest {
 
   @Autowired ObjectMapper json;
-  @Autowired org.flywaydb.core.Flyway flyway;
+  @Autowired Flyway flyway;
 
   @Test
   void healthzIsLivenessOnlyAndNeedsNoToken() {

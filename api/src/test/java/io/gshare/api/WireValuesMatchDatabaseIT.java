@@ -2,6 +2,7 @@ package io.gshare.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.core.placement.Packing;
 import io.gshare.core.user.Role;
 import io.gshare.core.volume.CapacitySource;
@@ -21,7 +22,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** Each typed value set and the CHECK constraint of the column that stores it list the same values. */
-class WireValuesMatchDatabaseIT extends io.gshare.api.support.ApiIntegrationTest {
+class WireValuesMatchDatabaseIT extends ApiIntegrationTest {
 
   private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
 

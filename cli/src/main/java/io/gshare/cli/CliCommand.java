@@ -1,5 +1,6 @@
 package io.gshare.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.config.CliConfig;
 import io.gshare.cli.support.ApiClient;
@@ -65,7 +66,7 @@ public abstract class CliCommand {
           terminal().out().print(t.render(terminal().width(), !root().noHeaders()));
         }
       }
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new CliException("cannot print the answer: " + e.getOriginalMessage(), e);
     }
     terminal().out().flush();

@@ -2,8 +2,10 @@ package io.gshare.cli;
 
 import io.gshare.cli.config.ConfigStore;
 import io.gshare.cli.support.Terminal;
+import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.function.Function;
 
 /**
@@ -28,7 +30,7 @@ public record CliEnv(Terminal terminal, ConfigStore config, Function<String, Str
   /** {@code $BROWSER}, else xdg-open (Linux) or open (macOS); nothing on a headless machine. */
   static boolean openWithDesktop(URI url) {
     String browser = System.getenv("BROWSER");
-    String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
+    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
     String command = browser != null && !browser.isBlank() ? browser : os.contains("mac") ? "open" : "xdg-open";
     if (!os.contains("mac") && (browser == null || browser.isBlank()) && System.getenv("DISPLAY") == null
         && System.getenv("WAYLAND_DISPLAY") == null) {
@@ -38,7 +40,7 @@ public record CliEnv(Terminal terminal, ConfigStore config, Function<String, Str
       Process process = new ProcessBuilder(command, url.toString()).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
       return process.waitFor() == 0;
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

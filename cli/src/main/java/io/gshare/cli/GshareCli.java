@@ -15,10 +15,11 @@ import io.gshare.cli.support.ApiProblemException;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Version;
-import picocli.CommandLine;
+import io.gshare.cli.volume.VolumesCommand;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 /**
  * {@code gshare}: the command-line tool for users and operators. It talks only to the public REST API. Exit codes:
@@ -29,7 +30,7 @@ import picocli.CommandLine.ScopeType;
         + " and, for operators, attach clusters, drain nodes and manage the catalogue.",
     subcommands = {
         LoginCommand.class, LogoutCommand.class, WhoamiCommand.class, ContextCommand.class,
-        SessionsCommand.class, io.gshare.cli.volume.VolumesCommand.class, CreditsCommand.class, OperationsCommand.class,
+        SessionsCommand.class, VolumesCommand.class, CreditsCommand.class, OperationsCommand.class,
         ClustersCommand.class, NodesCommand.class, GpusCommand.class,
         CatalogueCommands.Offerings.class, CatalogueCommands.Images.class, CatalogueCommands.NodePools.class,
         CatalogueCommands.StoragePools.class, CatalogueCommands.Policies.class, CatalogueCommands.Users.class,

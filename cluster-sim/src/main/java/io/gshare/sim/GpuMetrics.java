@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -118,7 +119,7 @@ public final class GpuMetrics {
    * and per container, each device's utilization ratio (0 to 1) and the seconds since it last ran a kernel.
    */
   public String hami() {
-    Map<String, Gpu> gpus = new java.util.HashMap<>();
+    Map<String, Gpu> gpus = new HashMap<>();
     gpus().forEach(g -> gpus.put(g.uuid(), g));
     StringBuilder util = new StringBuilder(
         "# HELP hami_container_device_utilization_ratio Container device utilization ratio\n"

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -26,8 +27,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -97,7 +100,7 @@ public final class SimObjects {
         .withTaints(
             "storage".equals(spec.gpuMode())
                 ? List.of(
-                    new io.fabric8.kubernetes.api.model.TaintBuilder()
+                    new TaintBuilder()
                         .withKey(LabelKeys.ROLE)
                         .withValue(LabelKeys.ROLE_STORAGE)
                         .withEffect("NoSchedule")
@@ -177,7 +180,7 @@ public final class SimObjects {
   /** The seed's StorageClasses, then the namespaces and CSIStorageCapacity objects their drivers publish. */
   public static List<HasMetadata> storage(List<SimSeed.StorageClassSpec> classes) {
     List<HasMetadata> objects = new ArrayList<>();
-    java.util.Set<String> namespaces = new java.util.LinkedHashSet<>();
+    Set<String> namespaces = new LinkedHashSet<>();
     for (SimSeed.StorageClassSpec spec : classes) {
       objects.add(storageClass(spec));
       for (int i = 0; i < spec.capacities().size(); i++) {

@@ -7,6 +7,9 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,8 +49,8 @@ public record SimSeed(String kubernetesVersion, List<NodeSpec> nodes, Addons add
   }
 
   /** A seed from a YAML file ({@code --seed}). */
-  public static SimSeed read(java.nio.file.Path file) throws IOException {
-    try (InputStream in = java.nio.file.Files.newInputStream(file)) {
+  public static SimSeed read(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
       return read(in);
     }
   }
@@ -200,7 +203,7 @@ public record SimSeed(String kubernetesVersion, List<NodeSpec> nodes, Addons add
   }
 
   private static void requirePositive(String quantity, String what) {
-    java.math.BigDecimal bytes;
+    BigDecimal bytes;
     try {
       bytes = Quantity.getAmountInBytes(new Quantity(quantity));
     } catch (RuntimeException e) {

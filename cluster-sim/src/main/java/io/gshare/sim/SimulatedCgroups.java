@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,8 +63,8 @@ public final class SimulatedCgroups implements AutoCloseable {
   }
 
   static final String KUBEPODS = "kubepods.slice";
-  private static final java.util.regex.Pattern ORPHAN =
-      java.util.regex.Pattern.compile("kubepods(-burstable|-besteffort)?-pod[0-9a-f_]+\\.slice");
+  private static final Pattern ORPHAN =
+      Pattern.compile("kubepods(-burstable|-besteffort)?-pod[0-9a-f_]+\\.slice");
   /** The block device the simulated containers read and write (an NVMe namespace's major:minor). */
   static final String DEVICE = "259:0";
   /** The size of one simulated I/O, to count {@code rios} and {@code wios}. */

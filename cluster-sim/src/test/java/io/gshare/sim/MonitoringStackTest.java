@@ -10,6 +10,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
@@ -20,9 +21,12 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -31,12 +35,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -77,7 +84,7 @@ class MonitoringStackTest {
         "Service/prometheus");
     for (HasMetadata object : objects()) {
       if (!(object instanceof ClusterRole || object instanceof ClusterRoleBinding
-          || object instanceof io.fabric8.kubernetes.api.model.Namespace)) {
+          || object instanceof Namespace)) {
         assertThat(object.getMetadata().getNamespace()).as(kindAndName(object)).isEqualTo(NS);
       }
     }
@@ -303,7 +310,7 @@ class MonitoringStackTest {
     String config = withDiscoveryFiles(object(ConfigMap.class, "prometheus-config").getData().get("prometheus.yml"));
     List<String> args = only(object(Deployment.class, "prometheus").getSpec().getTemplate().getSpec()).getArgs();
     int port;
-    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+    try (ServerSocket free = new ServerSocket(0)) {
       port = free.getLocalPort();
     }
     Started server = startPrometheus(prometheus, args, Files.writeString(dir.resolve("prometheus.yml"), config), "ok", port);
@@ -327,7 +334,7 @@ class MonitoringStackTest {
       expected.put("prometheus", List.of("http://localhost:9090/metrics node=null"));
       HttpClient http = HttpClient.newHttpClient();
       await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-        Map<String, List<String>> found = new java.util.TreeMap<>();
+        Map<String, List<String>> found = new TreeMap<>();
         for (Map<String, Object> target : activeTargets(http, port)) {
           @SuppressWarnings("unchecked")
           Map<String, String> labels = (Map<String, String>) target.get("labels");
@@ -336,8 +343,8 @@ class MonitoringStackTest {
             assertThat(labels.keySet()).as("labels of %s", target.get("scrapeUrl")).doesNotContain("namespace", "pod");
           }
         }
-        found.values().forEach(java.util.Collections::sort);
-        assertThat(found).isEqualTo(new java.util.TreeMap<>(expected));
+        found.values().forEach(Collections::sort);
+        assertThat(found).isEqualTo(new TreeMap<>(expected));
       });
     } finally {
       server.stop();
@@ -544,7 +551,7 @@ class MonitoringStackTest {
 
   @SuppressWarnings("unchecked")
   private static List<Map<String, Object>> activeTargets(HttpClient http, int port) throws Exception {
-    HttpResponse<String> answer = http.send(HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+    HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
         + "/api/v1/targets")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(answer.statusCode()).isEqualTo(200);
     Map<String, Object> body = new ObjectMapper().readValue(answer.body(), Map.class);
@@ -598,7 +605,7 @@ class MonitoringStackTest {
     drain.start();
     try {
       return new Started(p, ready.get(90, TimeUnit.SECONDS), log);
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       new Started(p, false, log).stop();
       return fail("Prometheus neither ready nor gone after 90 s:\n" + log);
     }
@@ -617,7 +624,7 @@ class MonitoringStackTest {
   private static List<HasMetadata> objects() throws IOException {
     List<HasMetadata> objects = new ArrayList<>();
     for (String doc : documents(Files.readString(repoRoot().resolve(STACK)))) {
-      objects.add((HasMetadata) io.fabric8.kubernetes.client.utils.Serialization.unmarshal(doc));
+      objects.add((HasMetadata) Serialization.unmarshal(doc));
     }
     return objects;
   }
@@ -628,7 +635,7 @@ class MonitoringStackTest {
   }
 
   private static String kindAndName(String doc) {
-    return kindAndName((HasMetadata) io.fabric8.kubernetes.client.utils.Serialization.unmarshal(doc));
+    return kindAndName((HasMetadata) Serialization.unmarshal(doc));
   }
 
   private static String kindAndName(HasMetadata object) {

@@ -3,11 +3,21 @@ package io.gshare.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -113,10 +123,10 @@ class RenderedChartTest {
    * {@code additionalProperties} instead of a field of its own, i.e. a field the schema does not have.
    */
   static List<String> unknownFields(String yaml) {
-    Object object = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(yaml);
-    assertThat(object).as("a typed Kubernetes object").isNotInstanceOf(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+    Object object = Serialization.unmarshal(yaml);
+    assertThat(object).as("a typed Kubernetes object").isNotInstanceOf(GenericKubernetesResource.class);
     List<String> unknown = new ArrayList<>();
-    walk(object, "", unknown, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    walk(object, "", unknown, Collections.newSetFromMap(new IdentityHashMap<>()));
     return unknown;
   }
 
@@ -124,14 +134,14 @@ class RenderedChartTest {
     if (value == null || !seen.add(value)) {
       return;
     }
-    if (value instanceof java.util.Collection<?> items) {
+    if (value instanceof Collection<?> items) {
       int i = 0;
       for (Object item : items) {
         walk(item, path + "[" + i++ + "]", unknown, seen);
       }
       return;
     }
-    if (value instanceof java.util.Map<?, ?> map) {
+    if (value instanceof Map<?, ?> map) {
       map.forEach((k, v) -> walk(v, path + "." + k, unknown, seen));
       return;
     }
@@ -139,8 +149,8 @@ class RenderedChartTest {
       return;
     }
     for (Class<?> type = value.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
-      for (java.lang.reflect.Field field : type.getDeclaredFields()) {
-        if (java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+      for (Field field : type.getDeclaredFields()) {
+        if (Modifier.isStatic(field.getModifiers())) {
           continue;
         }
         field.setAccessible(true);
@@ -150,10 +160,10 @@ class RenderedChartTest {
         } catch (IllegalAccessException e) {
           throw new IllegalStateException(e);
         }
-        if (field.getName().equals("additionalProperties") && child instanceof java.util.Map<?, ?> extra) {
+        if (field.getName().equals("additionalProperties") && child instanceof Map<?, ?> extra) {
           extra.keySet().forEach(k -> unknown.add(path + "." + k));
-        } else if (!(value instanceof io.fabric8.kubernetes.api.model.IntOrString)
-            && !(value instanceof io.fabric8.kubernetes.api.model.Quantity)) {
+        } else if (!(value instanceof IntOrString)
+            && !(value instanceof Quantity)) {
           walk(child, path + "." + field.getName(), unknown, seen);
         }
       }

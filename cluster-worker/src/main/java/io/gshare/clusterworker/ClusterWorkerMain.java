@@ -3,6 +3,11 @@ package io.gshare.clusterworker;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gshare.activities.cluster.ClusterActivitiesImpl;
+import io.gshare.activities.cluster.ImagePullClusterActivitiesImpl;
+import io.gshare.activities.cluster.MetricQueryActivitiesImpl;
+import io.gshare.activities.cluster.NodeClusterActivitiesImpl;
+import io.gshare.activities.cluster.SessionClusterActivitiesImpl;
+import io.gshare.activities.cluster.VolumeClusterActivitiesImpl;
 import io.gshare.activities.system.WorkerPingActivitiesImpl;
 import io.gshare.workflows.cluster.WorkerEnv;
 import io.gshare.workflows.common.TaskQueues;
@@ -15,7 +20,9 @@ import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +38,7 @@ public final class ClusterWorkerMain {
 
   public static void main(String[] args) throws InterruptedException {
     if (args.length > 0 && args[0].equals("agent")) {
-      agent(java.util.Arrays.copyOfRange(args, 1, args.length));
+      agent(Arrays.copyOfRange(args, 1, args.length));
       return;
     }
     if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
@@ -134,11 +141,11 @@ public final class ClusterWorkerMain {
     Worker worker = factory.newWorker(queue, WorkerOptions.newBuilder().setIdentity(identity).build());
     worker.registerActivitiesImplementations(
         new ClusterActivitiesImpl(kubernetes),
-        new io.gshare.activities.cluster.SessionClusterActivitiesImpl(kubernetes),
-        new io.gshare.activities.cluster.NodeClusterActivitiesImpl(kubernetes),
-        new io.gshare.activities.cluster.VolumeClusterActivitiesImpl(kubernetes),
-        new io.gshare.activities.cluster.ImagePullClusterActivitiesImpl(kubernetes),
-        new io.gshare.activities.cluster.MetricQueryActivitiesImpl(),
+        new SessionClusterActivitiesImpl(kubernetes),
+        new NodeClusterActivitiesImpl(kubernetes),
+        new VolumeClusterActivitiesImpl(kubernetes),
+        new ImagePullClusterActivitiesImpl(kubernetes),
+        new MetricQueryActivitiesImpl(),
         new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", version())));
     factory.start();
     log.info("cluster-worker {} polls {} on Temporal {} (namespace {}); Kubernetes API {}",
@@ -154,7 +161,7 @@ public final class ClusterWorkerMain {
       SessionStatusReporter sessions = new SessionStatusReporter(kubernetes, controlPlane);
       reports.add(new ReportLoop("inventory", inventory::tick).start(config.inventoryInterval()));
       reports.add(new ReportLoop("session status", sessions::tick).start(config.inventoryInterval()));
-      reports.add(new ReportLoop("usage", new UsageReporter(kubernetes, controlPlane, java.time.Clock.systemUTC())::tick)
+      reports.add(new ReportLoop("usage", new UsageReporter(kubernetes, controlPlane, Clock.systemUTC())::tick)
           .start(config.inventoryInterval()));
       reports.add(new ReportLoop("volume sync", new VolumeSyncReporter(kubernetes, controlPlane)::tick)
           .start(config.volumeSyncInterval()));

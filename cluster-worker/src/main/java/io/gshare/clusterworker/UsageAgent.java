@@ -7,6 +7,7 @@ import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.LiveUsage;
 import io.gshare.workflows.kube.LabelKeys;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -157,7 +158,7 @@ public final class UsageAgent {
     }
     try {
       return hami.scrape();
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       if (due("hami")) {
         log.warn("could not scrape the HAMi monitor at {} ({}): the live usage goes without GPU figures", hami.url(),
             e.toString());

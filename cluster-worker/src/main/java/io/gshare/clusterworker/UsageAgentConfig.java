@@ -10,6 +10,7 @@ import static io.gshare.workflows.cluster.AgentEnv.TOKEN_FILE;
 import io.gshare.workflows.cluster.AgentEnv;
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ public record UsageAgentConfig(URI controlPlaneUrl, Path tokenFile, String nodeN
       if (!Files.isDirectory(cgroupRoot)) {
         problems.add(CGROUP_ROOT.variable() + " '" + cgroupRoot + "' is not a directory (mount the node's /sys/fs/cgroup)");
       }
-    } catch (java.nio.file.InvalidPathException e) {
+    } catch (InvalidPathException e) {
       problems.add(CGROUP_ROOT.variable() + " '" + root + "' is not a path");
     }
     URI hami = url(env, HAMI_MONITOR_URL, false, problems);

@@ -22,8 +22,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every tick, the GPU activity of every running session of the cluster, for the control plane's idle reaper.
@@ -36,7 +41,7 @@ import java.util.Map;
  */
 final class UsageReporter {
 
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(UsageReporter.class);
+  private static final Logger log = LoggerFactory.getLogger(UsageReporter.class);
   static final String DCGM_QUERY = "max_over_time(DCGM_FI_DEV_GPU_UTIL[1m])";
   /** The cards whose last Xid is an error: the gauge holds the last code until the driver is reset. */
   static final String XID_QUERY = "max by (UUID) (DCGM_FI_DEV_XID_ERRORS)";
@@ -45,8 +50,8 @@ final class UsageReporter {
   static final String HAMI_KERNEL_QUERY =
       "min_over_time(hami_container_last_kernel_elapsed_seconds{namespace=\"" + SessionObjects.NAMESPACE + "\"}[1m])";
   /** What {@link #fromHami} reads of the monitor's text. */
-  private static final java.util.Set<String> HAMI_SERIES =
-      java.util.Set.of("hami_container_device_utilization_ratio", "hami_container_last_kernel_elapsed_seconds");
+  private static final Set<String> HAMI_SERIES =
+      Set.of("hami_container_device_utilization_ratio", "hami_container_last_kernel_elapsed_seconds");
 
   private final KubernetesClient kubernetes;
   private final ControlPlaneClient controlPlane;
@@ -117,7 +122,7 @@ final class UsageReporter {
     Map<String, String> sessionOfPod = new HashMap<>();
     pods.forEach(p -> sessionOfPod.put(p.getMetadata().getName(), p.getMetadata().getLabels().get(LabelKeys.SESSION_ID)));
     record Key(String session, String uuid) {}
-    Map<Key, double[]> hami = new java.util.LinkedHashMap<>(); // {util %, seconds since last kernel}
+    Map<Key, double[]> hami = new LinkedHashMap<>(); // {util %, seconds since last kernel}
     for (JsonNode series : query(baseUrl, HAMI_UTIL_QUERY)) {
       String session = sessionOfPod.get(series.path("metric").path("pod").asText(""));
       if (session != null && series.path("value").size() >= 2) {
@@ -137,7 +142,7 @@ final class UsageReporter {
     List<UsageReport.Sample> samples = new ArrayList<>();
     hami.forEach((k, v) -> samples.add(new UsageReport.Sample(k.session(), k.uuid(), v[0], null, sampledAt,
         v[1] == Double.MAX_VALUE ? null : sampledAt.minusMillis((long) (v[1] * 1000)), "hami")));
-    java.util.Set<String> measured = new java.util.HashSet<>();
+    Set<String> measured = new HashSet<>();
     hami.keySet().forEach(k -> measured.add(k.session()));
 
     Map<String, String> sessionOfGpu = new HashMap<>();
@@ -172,7 +177,7 @@ final class UsageReporter {
    */
   List<UsageReport.Xid> xids(String baseUrl) throws IOException, InterruptedException {
     Instant observedAt = clock.instant();
-    Map<String, UsageReport.Xid> byUuid = new java.util.LinkedHashMap<>();
+    Map<String, UsageReport.Xid> byUuid = new LinkedHashMap<>();
     for (JsonNode series : query(baseUrl, XID_QUERY)) {
       String uuid = series.path("metric").path("UUID").asText(null);
       if (uuid != null && series.path("value").size() >= 2) {
@@ -221,7 +226,7 @@ final class UsageReporter {
     }
     Instant sampledAt = clock.instant();
     record Key(String session, String uuid) {}
-    Map<Key, double[]> byDevice = new java.util.LinkedHashMap<>(); // {util %, seconds since last kernel}
+    Map<Key, double[]> byDevice = new LinkedHashMap<>(); // {util %, seconds since last kernel}
     for (PromText.Series series : PromText.parse(answer.body(), HAMI_SERIES)) {
       boolean util = series.metric().equals("hami_container_device_utilization_ratio");
       if (!SessionObjects.NAMESPACE.equals(series.label("namespace")) || !sessionOfPod.containsKey(series.label("pod"))

@@ -16,8 +16,10 @@ import io.gshare.contract.internal.VolumeSync;
 import io.gshare.contract.internal.VolumeSyncAnswer;
 import io.gshare.workflows.kube.LabelKeys;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -74,7 +76,7 @@ final class VolumeSyncReporter {
     Long disk = kubernetes.nodes().withLabel(LabelKeys.ROLE, LabelKeys.ROLE_STORAGE).list().getItems().stream()
         .map(n -> n.getStatus() == null || n.getStatus().getCapacity() == null ? null
             : bytes(n.getStatus().getCapacity().get("ephemeral-storage")))
-        .filter(java.util.Objects::nonNull).findFirst().orElse(null);
+        .filter(Objects::nonNull).findFirst().orElse(null);
     return new VolumeSync(volumes, classes, disk);
   }
 
@@ -84,7 +86,7 @@ final class VolumeSyncReporter {
    * without a figure, and the control plane keeps the last one.
    */
   static Map<String, Long> usedBytes(KubernetesClient kubernetes, List<PersistentVolumeClaim> claims) {
-    Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     claims.forEach(c -> names.add(c.getMetadata().getName()));
     Set<String> nodes = new TreeSet<>();
     for (Pod pod : kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).list().getItems()) {

@@ -3,15 +3,18 @@ package io.gshare.clusterworker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gshare.activities.temporal.TemporalClientAuth;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ClusterWorkerConfigTest {
 
@@ -19,8 +22,8 @@ class ClusterWorkerConfigTest {
   void readsTheEnvironmentWithDefaults() {
     ClusterWorkerConfig config = ClusterWorkerConfig.fromEnvironment(Map.of("GSHARE_CLUSTER_ID", "clu_01abc"));
     assertThat(config).isEqualTo(new ClusterWorkerConfig("clu_01abc", "127.0.0.1:7233", "default", null,
-        java.nio.file.Path.of("/var/run/secrets/gshare/internal-jwt"), java.time.Duration.ofSeconds(15),
-        java.time.Duration.ofMinutes(5)));
+        Path.of("/var/run/secrets/gshare/internal-jwt"), Duration.ofSeconds(15),
+        Duration.ofMinutes(5)));
   }
 
   @Test
@@ -41,11 +44,11 @@ class ClusterWorkerConfigTest {
   }
 
   @Test
-  void readsTheTemporalCredentials(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+  void readsTheTemporalCredentials(@TempDir Path dir) throws IOException {
     Path key = Files.writeString(dir.resolve("api-key"), "k");
     ClusterWorkerConfig config = ClusterWorkerConfig.fromEnvironment(Map.of("GSHARE_CLUSTER_ID", "clu_1",
         "GSHARE_TEMPORAL_API_KEY_FILE", key.toString(), "GSHARE_TEMPORAL_TLS_SERVER_NAME", "temporal.example.com"));
-    assertThat(config.temporalAuth()).isEqualTo(new io.gshare.activities.temporal.TemporalClientAuth(null, null, null,
+    assertThat(config.temporalAuth()).isEqualTo(new TemporalClientAuth(null, null, null,
         "temporal.example.com", key));
   }
 

@@ -12,6 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import org.assertj.core.groups.Tuple;
 
 /** The session status report, from a real apiserver's pods (the module's shared cluster) and from given pods. */
 class SessionStatusReporterTest {
@@ -49,11 +52,11 @@ class SessionStatusReporterTest {
     var deleting = pod("gshare-ses-b", Map.of("gshare.io/session-id", "ses_b"));
     deleting.getMetadata().setDeletionTimestamp("2026-12-02T10:00:00Z");
     var oomKilled = pod("gshare-ses-c", Map.of("gshare.io/session-id", "ses_c"));
-    oomKilled.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Failed")
+    oomKilled.setStatus(new PodStatusBuilder().withPhase("Failed")
         .addNewContainerStatus().withName("session").withNewState().withNewTerminated().withReason("OOMKilled")
         .withExitCode(137).endTerminated().endState().endContainerStatus().build());
     var evicted = pod("gshare-ses-d", Map.of("gshare.io/session-id", "ses_d"));
-    evicted.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Failed").withReason("Evicted")
+    evicted.setStatus(new PodStatusBuilder().withPhase("Failed").withReason("Evicted")
         .withMessage("The node was low on resource: memory.").build());
 
     StatusReport report = SessionStatusReporter.report(List.of(deleting, oomKilled, evicted));
@@ -61,12 +64,12 @@ class SessionStatusReporterTest {
     assertThat(report.complete()).isTrue();
     assertThat(report.sessions()).extracting(SessionStatus::sessionId, SessionStatus::phase,
         SessionStatus::message).containsExactly(
-            org.assertj.core.groups.Tuple.tuple("ses_b", "Terminating", null),
-            org.assertj.core.groups.Tuple.tuple("ses_c", "Failed", "container session OOMKilled (exit code 137)"),
-            org.assertj.core.groups.Tuple.tuple("ses_d", "Failed", "Evicted: The node was low on resource: memory."));
+            Tuple.tuple("ses_b", "Terminating", null),
+            Tuple.tuple("ses_c", "Failed", "container session OOMKilled (exit code 137)"),
+            Tuple.tuple("ses_d", "Failed", "Evicted: The node was low on resource: memory."));
   }
 
-  private static io.fabric8.kubernetes.api.model.Pod pod(String name, Map<String, String> labels) {
+  private static Pod pod(String name, Map<String, String> labels) {
     return new PodBuilder().withNewMetadata().withName(name).withNamespace("gshare-sessions").withLabels(labels).endMetadata()
         .withNewSpec().withNodeName(NODE).addNewContainer().withName("session").withImage("registry.example.com/x:1")
         .endContainer().endSpec().build();

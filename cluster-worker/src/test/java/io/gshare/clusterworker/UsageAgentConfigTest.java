@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gshare.workflows.cluster.AgentEnv;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -52,7 +53,7 @@ class UsageAgentConfigTest {
         .hasMessageContaining("GSHARE_CONTROL_PLANE_URL 'http://a b' is not a URL")
         .hasMessageContaining("GSHARE_AGENT_INTERVAL_MILLIS 60001 is not from 100 to 60000");
     // the default cgroup root is checked too (this test's machine may or may not have one)
-    if (!java.nio.file.Files.isDirectory(Path.of("/sys/fs/cgroup"))) {
+    if (!Files.isDirectory(Path.of("/sys/fs/cgroup"))) {
       assertThatThrownBy(() -> UsageAgentConfig.fromEnvironment(Map.of("GSHARE_CONTROL_PLANE_URL", "http://api")))
           .hasMessageContaining("GSHARE_CGROUP_ROOT '/sys/fs/cgroup' is not a directory");
     }

@@ -13,6 +13,7 @@ import io.gshare.sim.SimObjects;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -249,7 +250,7 @@ class UsageAgentTest {
         Files.move(tmp, dir.resolve(file.getKey()), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 

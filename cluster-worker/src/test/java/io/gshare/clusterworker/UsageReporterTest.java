@@ -10,12 +10,20 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.contract.internal.UsageReport;
 import io.gshare.sim.SimObjects;
 import io.gshare.sim.kube.KubeCluster;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import org.assertj.core.api.Assertions;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +53,7 @@ class UsageReporterTest {
   @Test
   void samplesGoOverTheWireWithTheirInstantsAsTheApiReadsThem() throws Exception {
     UsageReport report = new UsageReport(List.of(new UsageReport.Sample("s-1", "GPU-1", 0.0, null,
-        java.time.Instant.parse("2026-12-03T10:00:00Z"), java.time.Instant.parse("2026-12-03T09:50:00Z"), "hami")));
+        Instant.parse("2026-12-03T10:00:00Z"), Instant.parse("2026-12-03T09:50:00Z"), "hami")));
     String text = ControlPlaneClient.JSON.writeValueAsString(report);
     assertThat(text).contains("\"sampled_at\":\"2026-12-03T10:00:00Z\"", "\"last_kernel_at\":\"2026-12-03T09:50:00Z\"");
     assertThat(ControlPlaneClient.JSON.readValue(text, UsageReport.class)).isEqualTo(report);
@@ -87,7 +95,7 @@ class UsageReporterTest {
 
   @Test
   void asksPrometheusForHamisPerContainerSeriesFirstAndDcgmByUuidForTheRest() throws Exception {
-    java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> asked = new CopyOnWriteArrayList<>();
     HttpServer prometheus = fakePrometheus(asked, 200, query -> success(query.equals(UsageReporter.DCGM_QUERY) ? """
               {"metric":{"UUID":"GPU-aaa","gpu":"0","Hostname":"n1"},"value":[1700000000.1,"73"]},
               {"metric":{"UUID":"GPU-shared","gpu":"1","Hostname":"n1"},"value":[1700000000.1,"90"]},
@@ -123,7 +131,7 @@ class UsageReporterTest {
 
   @Test
   void readsEveryCardsLastXidByUuidClearedOnesIncluded() throws Exception {
-    java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> asked = new CopyOnWriteArrayList<>();
     HttpServer prometheus = fakePrometheus(asked, 200, query -> success("""
         {"metric":{"UUID":"GPU-aaa"},"value":[1700000000.1,"48"]},
         {"metric":{"UUID":"GPU-bbb"},"value":[1700000000.1,"79"]},
@@ -134,8 +142,8 @@ class UsageReporterTest {
       List<UsageReport.Xid> xids = reporter.xids("http://127.0.0.1:" + prometheus.getAddress().getPort());
       assertThat(asked).containsExactly(UsageReporter.XID_QUERY);
       assertThat(xids).extracting(UsageReport.Xid::gpuUuid, UsageReport.Xid::code)
-          .containsExactly(org.assertj.core.groups.Tuple.tuple("GPU-aaa", 48), org.assertj.core.groups.Tuple.tuple("GPU-bbb", 79),
-              org.assertj.core.groups.Tuple.tuple("GPU-ccc", 0));
+          .containsExactly(Tuple.tuple("GPU-aaa", 48), Tuple.tuple("GPU-bbb", 79),
+              Tuple.tuple("GPU-ccc", 0));
     } finally {
       prometheus.stop(0);
     }
@@ -143,13 +151,13 @@ class UsageReporterTest {
 
   @Test
   void aPrometheusErrorIsAnErrorNotAnIdleSession() throws Exception {
-    HttpServer prometheus = fakePrometheus(new java.util.ArrayList<>(), 400,
+    HttpServer prometheus = fakePrometheus(new ArrayList<>(), 400,
         query -> "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error\"}");
     try {
       UsageReporter reporter = new UsageReporter(client, null, Clock.systemUTC());
       reporter.useSources("http://127.0.0.1:" + prometheus.getAddress().getPort(), null);
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> reporter.measure(List.of(sessionPod("s-1", "sess-1",
-          "GPU-aaa")))).isInstanceOf(java.io.IOException.class).hasMessageContaining("parse error");
+      Assertions.assertThatThrownBy(() -> reporter.measure(List.of(sessionPod("s-1", "sess-1",
+          "GPU-aaa")))).isInstanceOf(IOException.class).hasMessageContaining("parse error");
     } finally {
       prometheus.stop(0);
     }
@@ -163,11 +171,11 @@ class UsageReporterTest {
   }
 
   /** A started Prometheus query API answering {@code status} with the body {@code answer} gives each query; records the queries. */
-  private static HttpServer fakePrometheus(java.util.List<String> asked, int status,
-      java.util.function.UnaryOperator<String> answer) throws java.io.IOException {
+  private static HttpServer fakePrometheus(List<String> asked, int status,
+      UnaryOperator<String> answer) throws IOException {
     HttpServer prometheus = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     prometheus.createContext("/api/v1/query", exchange -> {
-      String query = java.net.URLDecoder.decode(exchange.getRequestURI().getRawQuery().substring("query=".length()),
+      String query = URLDecoder.decode(exchange.getRequestURI().getRawQuery().substring("query=".length()),
           StandardCharsets.UTF_8);
       asked.add(query);
       byte[] body = answer.apply(query).getBytes(StandardCharsets.UTF_8);

@@ -86,7 +86,7 @@ class VolumeSyncReporterTest {
   private static long publishedCapacity(KubernetesClient client) {
     return client.storage().v1().csiStorageCapacities().inAnyNamespace().list().getItems().stream()
         .filter(c -> "gshare-data".equals(c.getStorageClassName()))
-        .mapToLong(c -> io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(c.getCapacity()).longValue()).sum();
+        .mapToLong(c -> Quantity.getAmountInBytes(c.getCapacity()).longValue()).sum();
   }
 
   private static String phase(KubernetesClient client) {

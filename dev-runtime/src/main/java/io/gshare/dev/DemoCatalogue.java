@@ -2,12 +2,13 @@ package io.gshare.dev;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.dev.ApiClient.CallFailed;
 import io.gshare.sim.SimSeed;
 import java.io.IOException;
 import java.math.BigDecimal;
-import io.gshare.dev.ApiClient.CallFailed;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
@@ -358,7 +359,7 @@ public final class DemoCatalogue {
       Files.createFile(tmp);
     }
     Files.writeString(tmp, value + "\n");
-    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   /** POSTs {@code body}; on 409 (created meanwhile under that name) answers the existing one's id. */

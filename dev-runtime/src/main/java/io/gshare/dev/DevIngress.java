@@ -8,6 +8,7 @@ import io.gshare.workflows.kube.LabelKeys;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -228,7 +229,7 @@ final class DevIngress implements AutoCloseable {
 
   /** A free loopback port, for an ingress port of 0 (the api must know the port before nginx starts). */
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

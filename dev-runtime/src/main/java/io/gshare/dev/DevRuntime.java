@@ -2,9 +2,9 @@ package io.gshare.dev;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,10 +73,10 @@ public final class DevRuntime implements AutoCloseable {
   /** The embedded dev server and how to start it again (null with an external Temporal). */
   private EmbeddedTemporal temporal;
   private EmbeddedDatabase database;
-  private java.util.function.Supplier<EmbeddedTemporal> temporalFactory;
+  private Supplier<EmbeddedTemporal> temporalFactory;
   private String oidcIssuer;
   private volatile ChildProcess api;
-  private java.util.function.Supplier<ChildProcess> apiFactory;
+  private Supplier<ChildProcess> apiFactory;
   /** Set when the runtime closes: the api's exit is then no crash to restart from. */
   private volatile boolean stopping;
   /** When the api was restarted after a crash, newest last (a crash loop gives up, as CrashLoopBackOff would not). */

@@ -1,8 +1,11 @@
 package io.gshare.dev;
 
+import io.gshare.sim.kube.KubeTools;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -96,7 +99,7 @@ public record DevRuntimeOptions(
   private static final List<String> SWITCHES = List.of("no-demo", "no-ingress", "fault-proxy");
 
   public static DevRuntimeOptions parse(String[] args, Map<String, String> env) {
-    Map<String, String> flags = new java.util.HashMap<>();
+    Map<String, String> flags = new HashMap<>();
     List<String> apiProperties = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
@@ -179,7 +182,7 @@ public record DevRuntimeOptions(
     }
     // Each GPU cluster is a real Kubernetes built by make tools; without it nothing can start.
     try {
-      io.gshare.sim.kube.KubeTools.locate();
+      KubeTools.locate();
     } catch (IllegalStateException missing) {
       problems.add(missing.getMessage());
     }
@@ -198,7 +201,7 @@ public record DevRuntimeOptions(
 
   /** true, 1, yes / false, 0, no or empty (any case). */
   private static boolean bool(String value, String name, List<String> problems) {
-    switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+    switch (value.trim().toLowerCase(Locale.ROOT)) {
       case "true", "1", "yes":
         return true;
       case "false", "0", "no", "":

@@ -4,14 +4,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.gshare.cli.CliEnv;
 import io.gshare.cli.GshareCli;
+import io.gshare.cli.cluster.Cluster;
 import io.gshare.cli.config.ConfigStore;
+import io.gshare.cli.login.Me;
+import io.gshare.cli.node.Node;
+import io.gshare.cli.operation.Operation;
+import io.gshare.cli.operation.OperationList;
+import io.gshare.cli.session.NewSession;
+import io.gshare.cli.session.SessionDetail;
+import io.gshare.cli.session.SessionList;
+import io.gshare.cli.support.ApiProblemException;
 import io.gshare.cli.support.Terminal;
+import io.gshare.cli.volume.Volume;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.lang.reflect.ParameterizedType;
+import java.net.CookieManager;
+import java.net.CookiePolicy;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -23,9 +39,11 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -155,7 +173,7 @@ class CliIT {
     assertThat(never.err()).contains("is terminated");
 
     // The last window is charged as the session's workflow settles, which may come just after "terminated".
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
         gshare("credits", "-o", "json").json().path("balance").decimalValue()).isLessThan(DemoCatalogue.CREDITS));
   }
 
@@ -246,7 +264,7 @@ class CliIT {
   /** What a person does in the browser: the provider's login form, then every redirect to the end. */
   private int signInAs(URI url, String email) {
     try {
-      java.net.CookieManager cookies = new java.net.CookieManager(null, java.net.CookiePolicy.ACCEPT_ALL);
+      CookieManager cookies = new CookieManager(null, CookiePolicy.ACCEPT_ALL);
       HttpClient browser = HttpClient.newBuilder().cookieHandler(cookies).followRedirects(HttpClient.Redirect.ALWAYS)
           .build();
       HttpResponse<String> loginPage = browser.send(HttpRequest.newBuilder(url).build(),
@@ -262,7 +280,7 @@ class CliIT {
       assertThat(back.body()).contains("Signed in");
       return back.statusCode();
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
@@ -320,31 +338,31 @@ class CliIT {
     JsonNode doc = JSON.readTree(served.body());
     record Use(Class<?> type, String method, String path, boolean request) {}
     List<Use> uses = List.of(
-        new Use(io.gshare.cli.session.SessionDetail.class, "get", "/api/v1/sessions/{id}", false),
-        new Use(io.gshare.cli.session.SessionList.class, "get", "/api/v1/sessions", false),
-        new Use(io.gshare.cli.session.NewSession.class, "post", "/api/v1/sessions", true),
-        new Use(io.gshare.cli.session.SessionDetail.class, "post", "/api/v1/sessions", false),
-        new Use(io.gshare.cli.operation.Operation.class, "get", "/api/v1/operations/{workflowId}", false),
-        new Use(io.gshare.cli.operation.OperationList.class, "get", "/api/v1/operations", false),
-        new Use(io.gshare.cli.volume.Volume.class, "get", "/api/v1/volumes/{id}", false),
-        new Use(io.gshare.cli.volume.Volume.VolumeList.class, "get", "/api/v1/volumes", false),
-        new Use(io.gshare.cli.volume.Volume.NewVolume.class, "post", "/api/v1/volumes", true),
-        new Use(io.gshare.cli.volume.Volume.ExpansionInput.class, "post", "/api/v1/volumes/{id}/expansion", true),
+        new Use(SessionDetail.class, "get", "/api/v1/sessions/{id}", false),
+        new Use(SessionList.class, "get", "/api/v1/sessions", false),
+        new Use(NewSession.class, "post", "/api/v1/sessions", true),
+        new Use(SessionDetail.class, "post", "/api/v1/sessions", false),
+        new Use(Operation.class, "get", "/api/v1/operations/{workflowId}", false),
+        new Use(OperationList.class, "get", "/api/v1/operations", false),
+        new Use(Volume.class, "get", "/api/v1/volumes/{id}", false),
+        new Use(Volume.VolumeList.class, "get", "/api/v1/volumes", false),
+        new Use(Volume.NewVolume.class, "post", "/api/v1/volumes", true),
+        new Use(Volume.ExpansionInput.class, "post", "/api/v1/volumes/{id}/expansion", true),
         new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$Credits"), "get", "/api/v1/credits", false),
         new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$GrantBody"), "post", "/api/v1/credits/grants", true),
         new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$Granted"), "post", "/api/v1/credits/grants", false),
-        new Use(io.gshare.cli.cluster.Cluster.class, "get", "/api/v1/clusters/{id}", false),
-        new Use(io.gshare.cli.cluster.Cluster.ClusterList.class, "get", "/api/v1/clusters", false),
-        new Use(io.gshare.cli.cluster.Cluster.NewCluster.class, "post", "/api/v1/clusters", true),
-        new Use(io.gshare.cli.cluster.Cluster.Accepted.class, "post", "/api/v1/clusters", false),
-        new Use(io.gshare.cli.cluster.Cluster.Accepted.class, "post", "/api/v1/clusters/{id}/rotate-token", false),
-        new Use(io.gshare.cli.cluster.Cluster.ConnectionTest.class, "post", "/api/v1/clusters/{id}/connection-test", false),
-        new Use(io.gshare.cli.node.Node.NodeList.class, "get", "/api/v1/nodes", false),
-        new Use(io.gshare.cli.node.Node.GpuList.class, "get", "/api/v1/gpus", false),
-        new Use(io.gshare.cli.node.Node.DrainBody.class, "post", "/api/v1/nodes/{id}/drain", true),
-        new Use(io.gshare.cli.node.Node.Accepted.class, "post", "/api/v1/nodes/{id}/drain", false),
-        new Use(io.gshare.cli.node.Node.Accepted.class, "post", "/api/v1/nodes/{id}/uncordon", false),
-        new Use(io.gshare.cli.login.Me.class, "get", "/api/v1/users/me", false),
+        new Use(Cluster.class, "get", "/api/v1/clusters/{id}", false),
+        new Use(Cluster.ClusterList.class, "get", "/api/v1/clusters", false),
+        new Use(Cluster.NewCluster.class, "post", "/api/v1/clusters", true),
+        new Use(Cluster.Accepted.class, "post", "/api/v1/clusters", false),
+        new Use(Cluster.Accepted.class, "post", "/api/v1/clusters/{id}/rotate-token", false),
+        new Use(Cluster.ConnectionTest.class, "post", "/api/v1/clusters/{id}/connection-test", false),
+        new Use(Node.NodeList.class, "get", "/api/v1/nodes", false),
+        new Use(Node.GpuList.class, "get", "/api/v1/gpus", false),
+        new Use(Node.DrainBody.class, "post", "/api/v1/nodes/{id}/drain", true),
+        new Use(Node.Accepted.class, "post", "/api/v1/nodes/{id}/drain", false),
+        new Use(Node.Accepted.class, "post", "/api/v1/nodes/{id}/uncordon", false),
+        new Use(Me.class, "get", "/api/v1/users/me", false),
         new Use(Class.forName("io.gshare.cli.login.LoopbackSignIn$TokenRequest"), "post", "/auth/cli/token", true),
         new Use(Class.forName("io.gshare.cli.login.LoopbackSignIn$CliToken"), "post", "/auth/cli/token", false),
         new Use(Class.forName("io.gshare.cli.catalogue.CatalogueCommands$Images$PrepullBody"), "post",
@@ -362,7 +380,7 @@ class CliIT {
       check(doc, use.type(), schema, use.method() + " " + use.path(), undeclared);
     }
     // The problem document every refusal carries.
-    check(doc, io.gshare.cli.support.ApiProblemException.ApiProblem.class,
+    check(doc, ApiProblemException.ApiProblem.class,
         doc.at("/components/schemas/Problem"), "Problem", undeclared);
     assertThat(undeclared).isEmpty();
   }
@@ -390,8 +408,8 @@ class CliIT {
       current = doc.at(current.get("$ref").asText().substring(1));
     }
     if (current.has("allOf")) {
-      com.fasterxml.jackson.databind.node.ObjectNode merged = JSON.createObjectNode();
-      com.fasterxml.jackson.databind.node.ObjectNode properties = merged.putObject("properties");
+      ObjectNode merged = JSON.createObjectNode();
+      ObjectNode properties = merged.putObject("properties");
       for (JsonNode part : current.get("allOf")) {
         resolve(doc, part).path("properties").fields().forEachRemaining(f -> properties.set(f.getKey(), f.getValue()));
       }
@@ -403,7 +421,7 @@ class CliIT {
   private static void check(JsonNode doc, Class<?> type, JsonNode schema, String where, List<String> undeclared) {
     JsonNode resolved = resolve(doc, schema);
     JsonNode properties = resolved.path("properties");
-    var snake = new com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy();
+    var snake = new PropertyNamingStrategies.SnakeCaseStrategy();
     for (var component : type.getRecordComponents()) {
       String name = snake.translate(component.getName());
       if (!properties.has(name)) {
@@ -414,7 +432,7 @@ class CliIT {
       Class<?> member = component.getType();
       JsonNode memberSchema = properties.get(name);
       if (List.class.isAssignableFrom(member)) {
-        var argument = ((java.lang.reflect.ParameterizedType) component.getGenericType()).getActualTypeArguments()[0];
+        var argument = ((ParameterizedType) component.getGenericType()).getActualTypeArguments()[0];
         if (argument instanceof Class<?> element && element.isRecord()) {
           check(doc, element, resolve(doc, memberSchema).path("items"), where + " " + name + "[]", undeclared);
         }
@@ -424,7 +442,7 @@ class CliIT {
     }
   }
 
-  private static List<String> iterable(java.util.Iterator<String> names) {
+  private static List<String> iterable(Iterator<String> names) {
     List<String> all = new ArrayList<>();
     names.forEachRemaining(all::add);
     return all;

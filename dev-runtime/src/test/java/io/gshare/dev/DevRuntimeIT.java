@@ -4,19 +4,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.sim.SimSeed;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
+import java.net.CookieManager;
+import java.net.CookiePolicy;
+import java.net.HttpCookie;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,12 +58,12 @@ class DevRuntimeIT {
   @Test
   void startsEverythingAttachesTwoClustersAndKeepsDataAcrossARestart(@TempDir Path dataDir) throws Exception {
     DevRuntimeOptions options = options(dataDir);
-    Map<String, String> createdAt = new java.util.HashMap<>();
-    List<Long> workerPids = new java.util.ArrayList<>();
+    Map<String, String> createdAt = new HashMap<>();
+    List<Long> workerPids = new ArrayList<>();
     long apiPid;
     String sessionId;
     String sessionRunId;
-    java.time.Instant scheduleCreatedAt;
+    Instant scheduleCreatedAt;
     Map<String, Integer> demoCounts;
     DemoCatalogue.Demo demo;
     String demoToken;
@@ -82,7 +103,7 @@ class DevRuntimeIT {
         workerPids.add(pid);
 
         // Each worker reports its inventory with the operator token the attach workflow installed.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
           JsonNode nodes = json.readTree(get(runtime, "/api/v1/nodes?cluster_id=" + cluster.id(), admin).body()).get("items");
           assertThat(nodes).hasSize(3);
           int gpus = 0;
@@ -108,10 +129,10 @@ class DevRuntimeIT {
           HttpResponse.BodyHandlers.ofString());
       assertThat(ui.statusCode()).isEqualTo(200);
       String first = runtime.clusters().get(0).id();
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+      Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
           temporal(runtime, "workflow", "list", "--query", "GshareClusterId='" + first + "'"))
           .contains("cluster-attach-" + first).contains("ClusterAttach"));
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+      Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
           assertThat(temporal(runtime, "schedule", "list")).contains("metering-sweep"));
 
       // The demo data, the banner's first session, and a second seeding that adds nothing.
@@ -126,7 +147,7 @@ class DevRuntimeIT {
       assertThat(seededAgain.demoUserId()).isEqualTo(demo.demoUserId());
       assertThat(seededAgain.adminUserId()).isEqualTo(demo.adminUserId());
       assertThat(demoCounts(runtime)).isEqualTo(demoCounts);
-      assertThat(java.nio.file.Files.readString(demo.tokenFile()).trim()).isEqualTo(demoToken);
+      assertThat(Files.readString(demo.tokenFile()).trim()).isEqualTo(demoToken);
 
       // A session left running across the restart below.
       sessionId = startSession(runtime);
@@ -157,7 +178,7 @@ class DevRuntimeIT {
       assertThat(again.demo().imageId()).isEqualTo(demo.imageId());
       assertThat(again.demo().demoUserId()).isEqualTo(demo.demoUserId());
       assertThat(demoCounts(again)).isEqualTo(demoCounts);
-      assertThat(java.nio.file.Files.readString(again.demo().tokenFile()).trim()).isEqualTo(demoToken);
+      assertThat(Files.readString(again.demo().tokenFile()).trim()).isEqualTo(demoToken);
       assertThat(send(again, "GET", "/api/v1/users/me", null, demoToken).path("id").asText()).isEqualTo(demo.demoUserId());
       for (DevRuntime.AttachedCluster cluster : again.clusters()) {
         JsonNode view = json.readTree(get(again, "/api/v1/clusters/" + cluster.id(), again.adminToken()).body());
@@ -167,7 +188,7 @@ class DevRuntimeIT {
       try (Temporal t = new Temporal(again.temporalAddress())) {
         var described = t.workflows().newUntypedWorkflowStub("session-" + sessionId).describe();
         assertThat(described.getExecution().getRunId()).isEqualTo(sessionRunId);
-        assertThat(described.getStatus()).isEqualTo(io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+        assertThat(described.getStatus()).isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
         assertThat(t.schedules().getHandle("metering-sweep").describe().getInfo().getCreatedAt()).isEqualTo(scheduleCreatedAt);
         // The first attach run is still in visibility beside the second.
         String first = again.clusters().get(0).id();
@@ -183,18 +204,18 @@ class DevRuntimeIT {
   }
 
   /** Temporal clients on the dev runtime's server. */
-  private record Temporal(io.temporal.serviceclient.WorkflowServiceStubs stubs) implements AutoCloseable {
+  private record Temporal(WorkflowServiceStubs stubs) implements AutoCloseable {
     Temporal(String address) {
-      this(io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
-          io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder().setTarget(address).build()));
+      this(WorkflowServiceStubs.newServiceStubs(
+          WorkflowServiceStubsOptions.newBuilder().setTarget(address).build()));
     }
 
-    io.temporal.client.WorkflowClient workflows() {
-      return io.temporal.client.WorkflowClient.newInstance(stubs);
+    WorkflowClient workflows() {
+      return WorkflowClient.newInstance(stubs);
     }
 
-    io.temporal.client.schedules.ScheduleClient schedules() {
-      return io.temporal.client.schedules.ScheduleClient.newInstance(stubs);
+    ScheduleClient schedules() {
+      return ScheduleClient.newInstance(stubs);
     }
 
     @Override
@@ -215,7 +236,7 @@ class DevRuntimeIT {
     assertThat(demo.problems()).isEmpty();
     assertThat(demo.ready()).isTrue();
     assertThat(demo.tokenFile()).isEqualTo(runtime.dataDir().resolve("demo.token"));
-    String demoToken = java.nio.file.Files.readString(demo.tokenFile()).trim();
+    String demoToken = Files.readString(demo.tokenFile()).trim();
 
     JsonNode me = send(runtime, "GET", "/api/v1/users/me", null, demoToken);
     assertThat(me.path("id").asText()).isEqualTo(demo.demoUserId());
@@ -225,14 +246,14 @@ class DevRuntimeIT {
     assertThat(send(runtime, "GET", "/api/v1/users/me", null, admin).path("id").asText()).isEqualTo(demo.adminUserId());
 
     // The default seed: 8 H100 on an exclusive node, 4 A100 on a fractional one.
-    java.util.Set<String> seeded = new java.util.HashSet<>();
-    for (io.gshare.sim.SimSeed.NodeSpec node : io.gshare.sim.SimSeed.defaultSeed().nodes()) {
+    Set<String> seeded = new HashSet<>();
+    for (SimSeed.NodeSpec node : SimSeed.defaultSeed().nodes()) {
       if (node.hasGpus()) {
         seeded.add(node.gpus().model() + " / " + node.gpuMode());
       }
     }
     assertThat(seeded).containsExactlyInAnyOrder("NVIDIA H100 80GB HBM3 / exclusive", "NVIDIA A100-SXM4-40GB / fractional");
-    Map<String, JsonNode> offerings = new java.util.HashMap<>();
+    Map<String, JsonNode> offerings = new HashMap<>();
     for (JsonNode o : send(runtime, "GET", "/api/v1/offerings", null, demoToken).path("items")) {
       if (o.path("name").asText().startsWith(DemoCatalogue.PREFIX)) {
         assertThat(offerings.put(o.path("gpu_model").asText() + " / " + o.path("mode").asText(), o))
@@ -276,7 +297,7 @@ class DevRuntimeIT {
 
     for (String token : List.of(demoToken, admin)) {
       JsonNode credits = send(runtime, "GET", "/api/v1/credits", null, token);
-      List<JsonNode> grants = new java.util.ArrayList<>();
+      List<JsonNode> grants = new ArrayList<>();
       credits.path("entries").forEach(e -> {
         if (e.path("kind").asText().equals("grant") && e.path("description").asText().startsWith(DemoCatalogue.PREFIX)) {
           grants.add(e);
@@ -304,7 +325,7 @@ class DevRuntimeIT {
     }
     assertThat(lines.get(0)).isEqualTo("export DEMO_TOKEN=$(cat " + runtime.dataDir().resolve("demo.token") + ")");
     assertThat(lines.get(1)).contains("curl -s -XPOST " + runtime.apiUrl() + "/api/v1/sessions ");
-    java.util.regex.Matcher body = java.util.regex.Pattern.compile("-d '([^']*)'").matcher(lines.get(1));
+    Matcher body = Pattern.compile("-d '([^']*)'").matcher(lines.get(1));
     assertThat(body.find()).as(lines.get(1)).isTrue();
     assertThat(body.group(1)).isEqualTo(demo.sessionBody());
     JsonNode sent = json.readTree(body.group(1));
@@ -324,7 +345,7 @@ class DevRuntimeIT {
     assertThat(connectVerify(runtime, demoToken, url).statusCode()).isEqualTo(200);
     // Only its owner opens it: the super admin gets 403.
     assertThat(connectVerify(runtime, runtime.adminToken(), url).statusCode()).isEqualTo(403);
-    List<String> sessions = new java.util.ArrayList<>(List.of(id));
+    List<String> sessions = new ArrayList<>(List.of(id));
 
     // The lines themselves, pasted into a shell.
     if (onPath("bash") && onPath("curl")) {
@@ -340,7 +361,7 @@ class DevRuntimeIT {
       String output = new String(shell.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(ended).as("the banner's lines within 150 s:%n%s", output).isTrue();
       assertThat(shell.exitValue()).as(output).isZero();
-      java.util.regex.Matcher printed = java.util.regex.Pattern.compile("SESSION=(ses_[0-9a-z]{16})").matcher(output);
+      Matcher printed = Pattern.compile("SESSION=(ses_[0-9a-z]{16})").matcher(output);
       assertThat(printed.find()).as(output).isTrue();
       String viaShell = printed.group(1);
       sessions.add(viaShell);
@@ -375,12 +396,12 @@ class DevRuntimeIT {
   /** How many demo objects exist: what a second seeding must leave unchanged. */
   private Map<String, Integer> demoCounts(DevRuntime runtime) throws Exception {
     String admin = runtime.adminToken();
-    Map<String, Integer> counts = new java.util.TreeMap<>();
+    Map<String, Integer> counts = new TreeMap<>();
     counts.put("offerings", count(send(runtime, "GET", "/api/v1/offerings", null, admin).path("items"),
         o -> o.path("name").asText().startsWith(DemoCatalogue.PREFIX)));
     counts.put("images", count(send(runtime, "GET", "/api/v1/images", null, admin).path("items"),
         i -> i.path("name").asText().startsWith(DemoCatalogue.PREFIX)));
-    List<String> demoUsers = new java.util.ArrayList<>();
+    List<String> demoUsers = new ArrayList<>();
     send(runtime, "GET", "/api/v1/users", null, admin).path("items").forEach(u -> {
       if (u.path("email").asText().equalsIgnoreCase(DemoCatalogue.DEMO_EMAIL)) {
         demoUsers.add(u.path("id").asText());
@@ -400,7 +421,7 @@ class DevRuntimeIT {
     return counts;
   }
 
-  private static int count(JsonNode items, java.util.function.Predicate<JsonNode> which) {
+  private static int count(JsonNode items, Predicate<JsonNode> which) {
     int n = 0;
     for (JsonNode item : items) {
       if (which.test(item)) {
@@ -426,7 +447,7 @@ class DevRuntimeIT {
 
   private JsonNode awaitSession(DevRuntime runtime, String id, String state) {
     JsonNode[] last = new JsonNode[1];
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+    Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
       last[0] = send(runtime, "GET", "/api/v1/sessions/" + id, null, runtime.adminToken());
       assertThat(last[0].at("/session/state").asText()).as(last[0].toString()).isEqualTo(state);
     });
@@ -448,7 +469,7 @@ class DevRuntimeIT {
   /** The README's temporal commands, with the binary make tools installs. */
   private static String temporal(DevRuntime runtime, String... args) throws Exception {
     Path cli = Path.of(System.getProperty("gshare.dev.temporal-cli", ".tools/bin/temporal"));
-    List<String> command = new java.util.ArrayList<>(List.of(cli.toString()));
+    List<String> command = new ArrayList<>(List.of(cli.toString()));
     command.addAll(List.of(args));
     command.addAll(List.of("--address", runtime.temporalAddress()));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -460,7 +481,7 @@ class DevRuntimeIT {
 
   /** The highest V<n>__ migration the api ships. */
   private static String latestMigration() throws IOException {
-    try (var files = java.nio.file.Files.list(Path.of("..", "api", "src", "main", "resources", "db", "migration"))) {
+    try (var files = Files.list(Path.of("..", "api", "src", "main", "resources", "db", "migration"))) {
       return String.valueOf(files.map(f -> f.getFileName().toString())
           .filter(n -> n.matches("V\\d+__.*\\.sql"))
           .mapToInt(n -> Integer.parseInt(n.substring(1, n.indexOf("__"))))
@@ -474,7 +495,7 @@ class DevRuntimeIT {
    * state-changing call), and sign-out.
    */
   private void checkBrowserSignIn(DevRuntime runtime) throws Exception {
-    java.net.CookieManager cookies = new java.net.CookieManager(null, java.net.CookiePolicy.ACCEPT_ALL);
+    CookieManager cookies = new CookieManager(null, CookiePolicy.ACCEPT_ALL);
     HttpClient browser = HttpClient.newBuilder().cookieHandler(cookies).followRedirects(HttpClient.Redirect.ALWAYS)
         .build();
     HttpResponse<String> loginPage = browser.send(HttpRequest.newBuilder(URI.create(runtime.signInUrl())).build(),
@@ -483,16 +504,16 @@ class DevRuntimeIT {
     assertThat(loginPage.uri().toString()).startsWith(runtime.oidcIssuer() + "/authorize");
     assertThat(loginPage.body()).contains("name=\"username\"");
     String email = "ada-" + System.nanoTime() + "@example.com";
-    String form = "username=" + java.net.URLEncoder.encode(email, java.nio.charset.StandardCharsets.UTF_8) + "&claims="
-        + java.net.URLEncoder.encode("{\"email\":\"" + email + "\",\"" + EmbeddedOidcProvider.ROLE_CLAIM + "\":[\""
-            + EmbeddedOidcProvider.ADMIN_VALUE + "\"]}", java.nio.charset.StandardCharsets.UTF_8);
+    String form = "username=" + URLEncoder.encode(email, StandardCharsets.UTF_8) + "&claims="
+        + URLEncoder.encode("{\"email\":\"" + email + "\",\"" + EmbeddedOidcProvider.ROLE_CLAIM + "\":[\""
+            + EmbeddedOidcProvider.ADMIN_VALUE + "\"]}", StandardCharsets.UTF_8);
     HttpResponse<String> console = browser.send(HttpRequest.newBuilder(loginPage.uri())
         .header("Content-Type", "application/x-www-form-urlencoded")
         .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(console.statusCode()).as(console.body()).isEqualTo(200);
     assertThat(console.uri().toString()).isEqualTo(runtime.apiUrl() + "/");
     assertThat(console.body()).contains("/console/console.js");
-    java.net.HttpCookie token = cookies.getCookieStore().getCookies().stream()
+    HttpCookie token = cookies.getCookieStore().getCookies().stream()
         .filter(c -> c.getName().equals("gshare_token")).findFirst().orElseThrow();
     assertThat(token.isHttpOnly()).isTrue();
     String csrf = cookies.getCookieStore().getCookies().stream().filter(c -> c.getName().equals("gshare_csrf"))
@@ -564,7 +585,7 @@ class DevRuntimeIT {
   private static String kubectl(Path kubeconfig, String... args) throws Exception {
     Path kubectl = Path.of(System.getProperty("gshare.dev.kubectl", ".tools/bin/kubectl"));
     assertThat(kubectl).as("kubectl (make tools installs it into .tools/bin)").isExecutable();
-    List<String> command = new java.util.ArrayList<>(List.of(kubectl.toString(), "--kubeconfig", kubeconfig.toString()));
+    List<String> command = new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig", kubeconfig.toString()));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

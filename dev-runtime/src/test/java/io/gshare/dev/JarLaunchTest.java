@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
@@ -47,7 +48,7 @@ class JarLaunchTest {
     assertThat(run(next)).startsWith("usage: gshare-cluster-worker");
     // Of no use after this test (its jar is gone with the test's directory).
     try (var paths = Files.walk(unpacked.getParent())) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 

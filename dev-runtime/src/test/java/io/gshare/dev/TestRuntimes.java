@@ -2,9 +2,15 @@ package io.gshare.dev;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** A dev runtime for a test class: one GPU cluster (a real Kubernetes unless said), every port free, its logs under target/. */
 public final class TestRuntimes {
@@ -33,7 +39,7 @@ public final class TestRuntimes {
 
   private static DevRuntime start(boolean faultProxy, String logDir, Path dataDir, String... apiProperties)
       throws IOException {
-    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
+    List<String> args = new ArrayList<>(List.of(
         "--clusters", "1",
         "--http-port", String.valueOf(freePort()),
         "--management-port", String.valueOf(freePort()),
@@ -55,10 +61,10 @@ public final class TestRuntimes {
       args.add("--fault-proxy");
     }
     if (dataDir != null) {
-      args.addAll(java.util.List.of("--data-dir", dataDir.toString()));
+      args.addAll(List.of("--data-dir", dataDir.toString()));
     }
     for (String property : apiProperties) {
-      args.addAll(java.util.List.of("--api-property", property));
+      args.addAll(List.of("--api-property", property));
     }
     return DevRuntime.start(DevRuntimeOptions.parse(args.toArray(String[]::new), Map.of()));
   }
@@ -69,11 +75,11 @@ public final class TestRuntimes {
    * for a part that had not bound it yet.
    */
   public static synchronized int freePort() {
-    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    ThreadLocalRandom random = ThreadLocalRandom.current();
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = random.nextInt(20_000, 32_000);
       if (PICKED.add(port)) {
-        try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
           return port;
         } catch (IOException taken) {
           // try another
@@ -84,5 +90,5 @@ public final class TestRuntimes {
   }
 
   /** Ports handed out in this JVM: never twice, even if the first taker has not bound it yet. */
-  private static final java.util.Set<Integer> PICKED = new java.util.HashSet<>();
+  private static final Set<Integer> PICKED = new HashSet<>();
 }

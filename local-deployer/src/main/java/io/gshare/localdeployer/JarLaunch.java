@@ -7,7 +7,9 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -31,7 +33,7 @@ public final class JarLaunch {
   private static final Logger log = LoggerFactory.getLogger(JarLaunch.class);
   private static final String ARCHIVE = "classes.jsa";
   /** Archives being written by a process of this JVM, by unpacked directory: one writer each. */
-  private static final java.util.Set<Path> training = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final Set<Path> training = ConcurrentHashMap.newKeySet();
 
   private JarLaunch() {}
 

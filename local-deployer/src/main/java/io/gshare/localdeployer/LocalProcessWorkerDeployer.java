@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -152,7 +153,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
   }
 
   /** What a local process keeps of the api's environment: where programs and temporary files are, the locale. */
-  static final java.util.Set<String> INHERITED = java.util.Set.of("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ");
+  static final Set<String> INHERITED = Set.of("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ");
 
   /** The simulator's ConfigMap saying where its node-level parts are; null on a cluster without one. */
   private static ConfigMap simulatorInfo(KubernetesClient cluster) {

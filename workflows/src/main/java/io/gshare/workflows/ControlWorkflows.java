@@ -1,16 +1,21 @@
 package io.gshare.workflows;
 
-import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
+import io.gshare.workflows.cluster.ClusterRerouteWorkflowImpl;
+import io.gshare.workflows.cluster.TokenRotationWorkflowImpl;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.image.ImagePrepullWorkflowImpl;
+import io.gshare.workflows.metrics.MetricQueryWorkflowImpl;
 import io.gshare.workflows.node.NodeDevicesWorkflowImpl;
 import io.gshare.workflows.node.NodeDrainWorkflowImpl;
 import io.gshare.workflows.node.NodeUncordonWorkflowImpl;
+import io.gshare.workflows.session.IdleReaperWorkflowImpl;
 import io.gshare.workflows.session.MeteringWorkflowImpl;
-import io.gshare.workflows.volume.VolumeReclaimWorkflowImpl;
 import io.gshare.workflows.session.SessionWorkflowImpl;
+import io.gshare.workflows.system.SigningKeyRotationWorkflowImpl;
+import io.gshare.workflows.volume.VolumeReclaimWorkflowImpl;
 import java.util.List;
 
 /** Every workflow implementation; the control worker registers them all on {@link TaskQueues#CONTROL}. */
@@ -21,11 +26,11 @@ public final class ControlWorkflows {
           ClusterDetachWorkflowImpl.class, SessionWorkflowImpl.class, MeteringWorkflowImpl.class,
           NodeDrainWorkflowImpl.class, NodeUncordonWorkflowImpl.class, NodeDevicesWorkflowImpl.class,
           VolumeReclaimWorkflowImpl.class, ImagePrepullWorkflowImpl.class,
-          io.gshare.workflows.cluster.TokenRotationWorkflowImpl.class,
-          io.gshare.workflows.system.SigningKeyRotationWorkflowImpl.class,
-          io.gshare.workflows.session.IdleReaperWorkflowImpl.class,
-          io.gshare.workflows.cluster.ClusterRerouteWorkflowImpl.class,
-          io.gshare.workflows.metrics.MetricQueryWorkflowImpl.class);
+          TokenRotationWorkflowImpl.class,
+          SigningKeyRotationWorkflowImpl.class,
+          IdleReaperWorkflowImpl.class,
+          ClusterRerouteWorkflowImpl.class,
+          MetricQueryWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

@@ -7,12 +7,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
@@ -66,12 +75,12 @@ class ModuleEdgesTest {
         .orShould()
         .callMethod(System.class, "nanoTime")
         .orShould()
-        .callMethod(java.time.Instant.class, "now")
+        .callMethod(Instant.class, "now")
         .orShould()
-        .callMethod(java.util.UUID.class, "randomUUID")
+        .callMethod(UUID.class, "randomUUID")
         .orShould()
         .dependOnClassesThat()
-        .belongToAnyOf(Thread.class, java.util.Random.class, java.util.concurrent.ExecutorService.class)
+        .belongToAnyOf(Thread.class, Random.class, ExecutorService.class)
         .check(WORKFLOW_CLASSES);
   }
 
@@ -99,20 +108,20 @@ class ModuleEdgesTest {
         .orShould()
         .callMethod(Thread.class, "sleep", long.class)
         .orShould()
-        .callMethod(java.time.LocalDateTime.class, "now")
+        .callMethod(LocalDateTime.class, "now")
         .orShould()
-        .callMethod(java.time.ZonedDateTime.class, "now")
+        .callMethod(ZonedDateTime.class, "now")
         .orShould()
-        .callMethod(java.time.OffsetDateTime.class, "now")
+        .callMethod(OffsetDateTime.class, "now")
         .orShould()
         .dependOnClassesThat()
-        .belongToAnyOf(java.time.Clock.class)
+        .belongToAnyOf(Clock.class)
         .check(WORKFLOW_CLASSES);
   }
 
   @Test
   void workflowPackagesHaveNoCycles() {
-    com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices()
+    SlicesRuleDefinition.slices()
         .matching("io.gshare.workflows.(*)..").should().beFreeOfCycles().check(WORKFLOW_CLASSES);
   }
 

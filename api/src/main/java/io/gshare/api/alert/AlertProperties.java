@@ -2,6 +2,7 @@ package io.gshare.api.alert;
 
 import jakarta.validation.constraints.NotNull;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -37,7 +38,7 @@ public record AlertProperties(
       URI uri;
       try {
         uri = new URI(webhookUrl.trim());
-      } catch (java.net.URISyntaxException e) {
+      } catch (URISyntaxException e) {
         throw new IllegalArgumentException("gshare.alerts.webhook-url is not a URL: " + webhookUrl);
       }
       if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {

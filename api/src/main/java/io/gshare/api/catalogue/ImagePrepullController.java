@@ -1,10 +1,11 @@
 package io.gshare.api.catalogue;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.ProblemCode;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Size;
@@ -39,7 +40,7 @@ class ImagePrepullController {
 
   record OperationRef(String id, String href) {}
 
-  @io.swagger.v3.oas.annotations.media.Schema(name = "PrepullAccepted")
+  @Schema(name = "PrepullAccepted")
   record Accepted(ImageRef image, Map<String, List<String>> nodes, OperationRef operation) {}
 
   @PostMapping("/api/v1/images/{id}/prepull")

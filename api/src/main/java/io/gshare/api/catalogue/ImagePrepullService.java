@@ -11,11 +11,13 @@ import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.image.ImagePrepullWorkflow;
 import io.gshare.workflows.image.PrepullRequest;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -95,7 +97,7 @@ public class ImagePrepullService {
       throw invalid("cluster_ids", "no ready GPU node to pull onto");
     }
     Map<String, List<String>> byCluster = new TreeMap<>();
-    nodes.forEach(n -> byCluster.computeIfAbsent(n.clusterId(), c -> new java.util.ArrayList<>()).add(n.hostname()));
+    nodes.forEach(n -> byCluster.computeIfAbsent(n.clusterId(), c -> new ArrayList<>()).add(n.hostname()));
     PrepullRequest request = new PrepullRequest(image.id(), image.reference(), byCluster.entrySet().stream()
         .map(e -> new PrepullRequest.ClusterNodes(e.getKey(), e.getValue())).toList());
 
@@ -123,7 +125,7 @@ public class ImagePrepullService {
   private boolean running(String workflowId) {
     try {
       return client.newUntypedWorkflowStub(workflowId).describe().getStatus()
-          == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+          == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     } catch (RuntimeException none) {
       return false;
     }

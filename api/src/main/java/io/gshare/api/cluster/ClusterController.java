@@ -32,6 +32,9 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.validation.constraints.Pattern;
+import java.time.Instant;
 
 /** Every cluster endpoint is for admins. */
 @RestController
@@ -67,12 +70,12 @@ class ClusterController {
   record ClusterChange(@Size(max = 253) String sessionDomain, @Size(max = 253) String ingressNode,
       @Size(max = 500) String checkpointRegistry, @Size(max = 500) String prometheusUrl,
       @Size(max = 500) String hamiMonitorUrl,
-      @jakarta.validation.constraints.Pattern(regexp = "ingress-nginx|gateway-api") String sessionRouting,
+      @Pattern(regexp = "ingress-nginx|gateway-api") String sessionRouting,
       @Size(max = 317) String sessionGateway, @Size(max = 1_048_576) String kubeconfig) {}
 
   record OperationRef(String id, String href) {}
 
-  @io.swagger.v3.oas.annotations.media.Schema(name = "ClusterOperationAccepted")
+  @Schema(name = "ClusterOperationAccepted")
   record Accepted(Cluster cluster, OperationRef operation) {}
 
   @PostMapping
@@ -153,8 +156,8 @@ class ClusterController {
    * @param workerTokenExpiresAt expiry of the token the worker last authenticated with
    * @param workerUsesLatest whether that is the token last written
    */
-  record TokenView(String jti, java.time.Instant issuedAt, java.time.Instant expiresAt, java.time.Instant lastRotatedAt,
-      String workerJti, java.time.Instant workerTokenExpiresAt, java.time.Instant workerSeenAt, boolean workerUsesLatest) {}
+  record TokenView(String jti, Instant issuedAt, Instant expiresAt, Instant lastRotatedAt,
+      String workerJti, Instant workerTokenExpiresAt, Instant workerSeenAt, boolean workerUsesLatest) {}
 
   /** What the seed's connection test shows, plus what the worker saw and the operator token. */
   record ConnectionTest(

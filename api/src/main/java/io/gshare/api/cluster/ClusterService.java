@@ -38,6 +38,13 @@ import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
+import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
+import io.gshare.core.cluster.ClusterLifecycleRepository;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Objects;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Registers, attaches, changes and detaches clusters. The api validates and records; the attach and
@@ -68,10 +75,10 @@ public class ClusterService {
   private final ObjectMapper json;
   private final Duration workerWait;
   private final TokenRotationProperties rotation;
-  private final io.gshare.core.cluster.ClusterLifecycleRepository lifecycle;
+  private final ClusterLifecycleRepository lifecycle;
 
   ClusterService(ClusterRepository clusters, KubeconfigCipher cipher, WorkflowClient client, OperationService operations, DevProperties dev, ClusterStateActivitiesImpl state, ObjectMapper json,
-      ClusterWorkerProperties worker, TokenRotationProperties rotation, io.gshare.core.cluster.ClusterLifecycleRepository lifecycle) {
+      ClusterWorkerProperties worker, TokenRotationProperties rotation, ClusterLifecycleRepository lifecycle) {
     this.lifecycle = lifecycle;
     this.rotation = rotation;
     this.clusters = clusters;
@@ -96,7 +103,7 @@ public class ClusterService {
     try {
       clusters.insert(id, name, cipher.encrypt(id, kubeconfig), sessionDomain, ingressNode,
           blankToNull(checkpointRegistry), toJson(storageSettings));
-    } catch (org.springframework.dao.DuplicateKeyException taken) {
+    } catch (DuplicateKeyException taken) {
       // The live-name unique index decides, so two registrations racing get one 409, not a 500.
       // cluster_id lets a re-run of hack/attach-cluster.sh attach that cluster again instead of stopping here.
       Map<String, Object> existing = clusters.liveIdByName(name).<Map<String, Object>>map(c -> Map.of("cluster_id", c))
@@ -131,7 +138,7 @@ public class ClusterService {
    * session domain or routing applies to new sessions at once and to live ones through the reroute operation
    * ({@code cluster-reroute-<id>}), which rewrites each running session's route and recorded URL.
    */
-  @org.springframework.transaction.annotation.Transactional
+  @Transactional
   public Cluster change(Caller.User caller, String id, String sessionDomain, String ingressNode,
       String checkpointRegistry, String prometheusUrl, String hamiMonitorUrl, String sessionRouting,
       String sessionGateway, String kubeconfig, String kubeconfigIdentity) {
@@ -151,7 +158,7 @@ public class ClusterService {
     clusters.updateSessionRouting(id, routing, gateway);
     Cluster changed = clusters.findById(id).orElseThrow();
     if (changed.sessionDomain() != null && (!changed.sessionDomain().equals(cluster.sessionDomain())
-        || !routing.equals(cluster.sessionRouting()) || !java.util.Objects.equals(gateway, cluster.sessionGateway()))) {
+        || !routing.equals(cluster.sessionRouting()) || !Objects.equals(gateway, cluster.sessionGateway()))) {
       // Live sessions move too: their routes are rewritten and their URLs recorded, each by its own workflow.
       startReroute(caller, id, new SessionReroute(changed.sessionDomain(), clusters.sessionRouteOf(id)));
     }
@@ -177,14 +184,14 @@ public class ClusterService {
     KubeconfigValidator.validate(kubeconfig, dev.allowLoopbackKubeconfig());
     String reached;
     try {
-      reached = io.gshare.activities.control.ClusterRemoteActivitiesImpl.identityOf(kubeconfig);
+      reached = ClusterRemoteActivitiesImpl.identityOf(kubeconfig);
     } catch (RuntimeException e) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, "the new kubeconfig does not reach its cluster: "
           + e.getMessage() + ". Check its server: and credentials (kubectl --kubeconfig FILE get ns kube-system)");
     }
     String known = clusters.kubeSystemUid(id).orElseGet(() -> {
       try {
-        return io.gshare.activities.control.ClusterRemoteActivitiesImpl.identityOf(
+        return ClusterRemoteActivitiesImpl.identityOf(
             cipher.decrypt(id, lifecycle.sealedKubeconfig(id)));
       } catch (RuntimeException e) {
         return null;
@@ -224,13 +231,13 @@ public class ClusterService {
       return null;
     }
     try {
-      java.net.URI uri = new java.net.URI(value.trim());
+      URI uri = new URI(value.trim());
       if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
           && uri.getQuery() == null && uri.getFragment() == null) {
         String text = uri.toString();
         return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
       }
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       // refused below
     }
     throw new GshareException(ProblemCode.VALIDATION_FAILED,

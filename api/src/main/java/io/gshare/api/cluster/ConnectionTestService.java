@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.springframework.stereotype.Service;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Runs the cluster probe workflow and records its verdict. The api never calls an apiserver itself:
@@ -57,7 +58,7 @@ public class ConnectionTestService {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while testing " + clusterId, e);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException runtime) {
         throw runtime;
       }

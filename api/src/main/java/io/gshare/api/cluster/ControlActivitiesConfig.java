@@ -10,18 +10,21 @@ import io.gshare.activities.control.LocalWorkerSettings;
 import io.gshare.activities.control.OperatorTokenSigner;
 import io.gshare.activities.control.SigningKeyActivitiesImpl;
 import io.gshare.activities.control.TokenRotationActivitiesImpl;
-import io.gshare.core.alert.Alerts;
-import io.gshare.core.cluster.OperatorTokenRepository;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.SecurityProperties;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.temporal.TemporalProperties;
+import io.gshare.core.alert.Alerts;
 import io.gshare.core.cluster.ClusterLifecycleRepository;
+import io.gshare.core.cluster.OperatorTokenRepository;
 import io.gshare.core.operation.OperationRepository;
 import io.gshare.core.session.SessionRepository;
 import io.temporal.client.WorkflowClient;
 import java.nio.file.Path;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.info.BuildProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -35,7 +38,7 @@ class ControlActivitiesConfig {
 
   @Bean(destroyMethod = "")
   WorkerDeployer workerDeployer(ClusterWorkerProperties worker, TemporalProperties temporal, Environment environment,
-      org.springframework.beans.factory.ObjectProvider<org.springframework.boot.info.BuildProperties> build) {
+      ObjectProvider<BuildProperties> build) {
     String temporalAddress = worker.temporalAddress() == null || worker.temporalAddress().isBlank() ? temporal.address()
         : worker.temporalAddress();
     return switch (worker.deploy()) {
@@ -58,7 +61,7 @@ class ControlActivitiesConfig {
 
   /** Stops local workers with the api, so a stopped dev runtime leaves nothing running. */
   @Bean
-  org.springframework.beans.factory.DisposableBean localWorkersStop(WorkerDeployer deployer) {
+  DisposableBean localWorkersStop(WorkerDeployer deployer) {
     return () -> {
       if (deployer instanceof AutoCloseable local) {
         local.close();

@@ -8,6 +8,7 @@ import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.Map;
 
 /**
@@ -72,7 +73,7 @@ final class KubeconfigValidator {
     }
     try {
       return InetAddress.getByName(bare).isLoopbackAddress();
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       return false;
     }
   }

@@ -1,8 +1,13 @@
 package io.gshare.api.config;
 
+import io.gshare.api.security.Caller;
+import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.info.License;
+import io.swagger.v3.oas.models.security.SecurityRequirement;
+import io.swagger.v3.oas.models.security.SecurityScheme;
+import org.springdoc.core.utils.SpringDocUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.info.BuildProperties;
 import org.springframework.context.annotation.Bean;
@@ -14,8 +19,8 @@ class OpenApiConfig {
 
   static {
     // The caller comes from the bearer token, not from the request: keep it out of the parameters.
-    org.springdoc.core.utils.SpringDocUtils.getConfig()
-        .addRequestWrapperToIgnore(io.gshare.api.security.Caller.User.class, io.gshare.api.security.Caller.Operator.class);
+    SpringDocUtils.getConfig()
+        .addRequestWrapperToIgnore(Caller.User.class, Caller.Operator.class);
   }
 
   @Bean
@@ -28,10 +33,10 @@ class OpenApiConfig {
         .version(info == null ? "dev" : info.getVersion())
         // An SPDX reference of its own: the API is not under a published licence.
         .license(new License().name("Proprietary").identifier("LicenseRef-Proprietary")))
-        .components(new io.swagger.v3.oas.models.Components().addSecuritySchemes("bearer",
-            new io.swagger.v3.oas.models.security.SecurityScheme()
-                .type(io.swagger.v3.oas.models.security.SecurityScheme.Type.HTTP).scheme("bearer").bearerFormat("JWT")
+        .components(new Components().addSecuritySchemes("bearer",
+            new SecurityScheme()
+                .type(SecurityScheme.Type.HTTP).scheme("bearer").bearerFormat("JWT")
                 .description("/api: a user API token; /internal: a cluster-worker's operator token")))
-        .addSecurityItem(new io.swagger.v3.oas.models.security.SecurityRequirement().addList("bearer"));
+        .addSecurityItem(new SecurityRequirement().addList("bearer"));
   }
 }

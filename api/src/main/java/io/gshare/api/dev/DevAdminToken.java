@@ -1,5 +1,6 @@
 package io.gshare.api.dev;
 
+import io.gshare.api.support.SecretFiles;
 import io.gshare.api.user.UserService;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
@@ -21,6 +22,6 @@ class DevAdminToken implements ApplicationRunner {
 
   @Override
   public void run(ApplicationArguments args) {
-    io.gshare.api.support.SecretFiles.write(properties.adminTokenFile(), users.bootstrapSuperAdmin("superadmin@example.com").token());
+    SecretFiles.write(properties.adminTokenFile(), users.bootstrapSuperAdmin("superadmin@example.com").token());
   }
 }

@@ -6,6 +6,7 @@ import io.gshare.api.security.OpenPaths;
 import io.gshare.api.security.SuperAdminOnly;
 import io.gshare.core.error.ProblemCode;
 import jakarta.servlet.http.HttpServletResponse;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
@@ -106,12 +107,12 @@ final class ProblemRules {
     }
   }
 
-  private static boolean annotated(HandlerMethod handler, Class<? extends java.lang.annotation.Annotation> annotation) {
+  private static boolean annotated(HandlerMethod handler, Class<? extends Annotation> annotation) {
     return AnnotatedElementUtils.hasAnnotation(handler.getMethod(), annotation)
         || AnnotatedElementUtils.hasAnnotation(handler.getBeanType(), annotation);
   }
 
-  private static boolean hasParameter(HandlerMethod handler, Class<? extends java.lang.annotation.Annotation> annotation) {
+  private static boolean hasParameter(HandlerMethod handler, Class<? extends Annotation> annotation) {
     return Arrays.stream(handler.getMethodParameters()).anyMatch(p -> p.hasParameterAnnotation(annotation));
   }
 

@@ -1,27 +1,36 @@
 package io.gshare.api.internalplane;
 
-import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import io.swagger.v3.oas.annotations.media.Schema;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.headers.Header;
+import io.gshare.api.security.Caller;
+import io.gshare.api.security.Callers;
+import io.gshare.api.security.InvalidTokenException;
+import io.gshare.api.security.OidcProperties;
+import io.gshare.api.security.OpenPaths;
+import io.gshare.api.security.SecurityProperties;
+import io.gshare.api.security.SignInPaths;
+import io.gshare.api.session.SessionService;
+import io.gshare.api.signin.SessionUrlSignIn;
 import io.gshare.core.audit.AuditLog;
 import io.gshare.core.session.SessionRepository;
-import io.gshare.api.security.Callers;
-import io.gshare.api.security.OpenPaths;
-import io.gshare.api.security.Caller;
-import io.gshare.api.security.InvalidTokenException;
-import io.gshare.api.security.SecurityProperties;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.springframework.http.ResponseCookie;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -38,19 +47,19 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "internal")
 class ConnectVerifyController {
 
-  static final Pattern SESSION_PATH = io.gshare.api.signin.SessionUrlSignIn.SESSION_PATH;
+  static final Pattern SESSION_PATH = SessionUrlSignIn.SESSION_PATH;
 
   private final Callers callers;
   private final SessionRepository sessions;
   private final AuditLog audit;
   private final SecurityProperties properties;
-  private final io.gshare.api.signin.SessionUrlSignIn signIn;
-  private final io.gshare.api.security.OidcProperties oidc;
-  private final io.gshare.api.session.SessionService sessionService;
+  private final SessionUrlSignIn signIn;
+  private final OidcProperties oidc;
+  private final SessionService sessionService;
 
   ConnectVerifyController(Callers callers, SessionRepository sessions, AuditLog audit,
-      SecurityProperties properties, io.gshare.api.signin.SessionUrlSignIn signIn,
-      io.gshare.api.security.OidcProperties oidc, io.gshare.api.session.SessionService sessionService) {
+      SecurityProperties properties, SessionUrlSignIn signIn,
+      OidcProperties oidc, SessionService sessionService) {
     this.callers = callers;
     this.sessions = sessions;
     this.audit = audit;
@@ -77,7 +86,7 @@ class ConnectVerifyController {
   }
 
   // Every method: Envoy's check keeps the original request's (a notebook's POST, PUT, DELETE, WebSocket GET...).
-  @org.springframework.web.bind.annotation.RequestMapping(path = OpenPaths.CONNECT_VERIFY + "/**", method = {
+  @RequestMapping(path = OpenPaths.CONNECT_VERIFY + "/**", method = {
       RequestMethod.GET, RequestMethod.HEAD, RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH,
       RequestMethod.DELETE, RequestMethod.OPTIONS})
   @Operation(summary = "Envoy Gateway's extAuth for session routes: the original path after the prefix, any method")
@@ -107,7 +116,7 @@ class ConnectVerifyController {
     String accept = request.getHeader("Accept");
     if (verdict.getStatusCode().value() == 401 && original != null && accept != null && accept.contains("text/html")) {
       return ResponseEntity.status(302).header("Location", sessionService.signInUrl() + "?rd="
-          + java.net.URLEncoder.encode(original, java.nio.charset.StandardCharsets.UTF_8)).build();
+          + URLEncoder.encode(original, StandardCharsets.UTF_8)).build();
     }
     return verdict;
   }
@@ -123,14 +132,14 @@ class ConnectVerifyController {
     if (token == null) {
       // Back from the console's /auth/connect with a one-time code: redeemed once, for this session only.
       String code = codeOf(url);
-      Optional<String> session = io.gshare.api.signin.SessionUrlSignIn.sessionOf(url);
+      Optional<String> session = SessionUrlSignIn.sessionOf(url);
       if (code != null && session.isPresent()) {
-        Optional<io.gshare.api.signin.SessionUrlSignIn.Redeemed> redeemed = signIn.redeem(code, session.get());
+        Optional<SessionUrlSignIn.Redeemed> redeemed = signIn.redeem(code, session.get());
         if (redeemed.isPresent()) {
           ResponseEntity<Void> verdict = verdict(redeemed.get().caller(), url, originalUrl);
           if (verdict.getStatusCode().is2xxSuccessful()) {
             return ResponseEntity.status(verdict.getStatusCode()).headers(verdict.getHeaders())
-                .header("Set-Cookie", org.springframework.http.ResponseCookie.from(properties.sessionCookie(),
+                .header("Set-Cookie", ResponseCookie.from(properties.sessionCookie(),
                         redeemed.get().token().token())
                     .httpOnly(true).secure("https".equalsIgnoreCase(url.getScheme())).sameSite("Lax")
                     .path("/s/" + session.get() + "/").maxAge(oidc.browserSessionTtl()).build().toString())
@@ -157,9 +166,9 @@ class ConnectVerifyController {
       return null;
     }
     for (String pair : url.getRawQuery().split("&")) {
-      if (pair.startsWith(io.gshare.api.security.SignInPaths.CODE_PARAM + "=")) {
-        return java.net.URLDecoder.decode(pair.substring(io.gshare.api.security.SignInPaths.CODE_PARAM.length() + 1),
-            java.nio.charset.StandardCharsets.UTF_8);
+      if (pair.startsWith(SignInPaths.CODE_PARAM + "=")) {
+        return URLDecoder.decode(pair.substring(SignInPaths.CODE_PARAM.length() + 1),
+            StandardCharsets.UTF_8);
       }
     }
     return null;

@@ -1,10 +1,6 @@
 package io.gshare.api.internalplane;
 
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
-import io.gshare.core.node.InventoryWriter;
-import io.gshare.core.session.SessionReports;
-import io.gshare.core.volume.VolumeRepository;
+import io.gshare.api.node.XidResponder;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
 import io.gshare.contract.internal.InventoryReport;
@@ -12,18 +8,29 @@ import io.gshare.contract.internal.SessionStatus;
 import io.gshare.contract.internal.StatusReport;
 import io.gshare.contract.internal.UsageAnswer;
 import io.gshare.contract.internal.UsageReport;
-import io.gshare.core.cluster.Cluster;
-import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.contract.internal.VolumeSync.VolumeState;
 import io.gshare.contract.internal.VolumeSync;
 import io.gshare.contract.internal.VolumeSyncAnswer;
+import io.gshare.core.cluster.Cluster;
+import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.node.InventoryWriter;
+import io.gshare.core.session.SessionReports;
+import io.gshare.core.volume.VolumeRepository;
 import io.gshare.core.volume.VolumeSyncs;
-import io.gshare.contract.internal.VolumeSync.VolumeState;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
-import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -44,13 +51,13 @@ class InternalReportService {
   private final VolumeSyncs volumeSyncs;
   private final ClusterRepository clusters;
 
-  private final io.micrometer.core.instrument.MeterRegistry meters;
+  private final MeterRegistry meters;
   private final SkewLog skewLog = new SkewLog();
-  private final io.gshare.api.node.XidResponder xids;
+  private final XidResponder xids;
 
   InternalReportService(InventoryWriter nodes, SessionReports sessions, VolumeRepository volumes, Access access,
-      VolumeSyncs volumeSyncs, ClusterRepository clusters, io.micrometer.core.instrument.MeterRegistry meters,
-      io.gshare.api.node.XidResponder xids) {
+      VolumeSyncs volumeSyncs, ClusterRepository clusters, MeterRegistry meters,
+      XidResponder xids) {
     this.meters = meters;
     this.xids = xids;
     this.clusters = clusters;
@@ -79,7 +86,7 @@ class InternalReportService {
     // A compromised worker must not take over another cluster's cards by claiming their uuids.
     nodes.foreignGpus(caller.clusterId(), uuids).forEach((uuid, owner) ->
         access.requireSameCluster(caller, "gpu", uuid, owner));
-    io.micrometer.core.instrument.Timer.Sample sample = io.micrometer.core.instrument.Timer.start(meters);
+    Timer.Sample sample = Timer.start(meters);
     InventoryWriter.Applied applied = nodes.apply(caller.clusterId(), report);
     sample.stop(meters.timer("gshare.inventory.report.duration"));
     rowsWritten("nodes_inserted", applied.nodesInserted());
@@ -163,11 +170,11 @@ class InternalReportService {
 
   /** One warning per cluster every ten minutes, not one per report. */
   private static final class SkewLog {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClockSkew.class);
-    private static final java.time.Duration EVERY = java.time.Duration.ofMinutes(10);
-    private final Map<String, Instant> lastWarned = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Logger log = LoggerFactory.getLogger(ClockSkew.class);
+    private static final Duration EVERY = Duration.ofMinutes(10);
+    private final Map<String, Instant> lastWarned = new ConcurrentHashMap<>();
 
-    void warn(String clusterId, java.time.Duration ahead) {
+    void warn(String clusterId, Duration ahead) {
       Instant now = Instant.now();
       Instant last = lastWarned.get(clusterId);
       if (last == null || last.plus(EVERY).isBefore(now)) {

@@ -1,11 +1,10 @@
 package io.gshare.api.internalplane;
 
+import io.gshare.api.cluster.ClusterService;
+import io.gshare.api.error.ProblemResponses;
+import io.gshare.api.node.XidResponder;
 import io.gshare.api.ratelimit.RateLimit;
 import io.gshare.api.ratelimit.RateLimited;
-import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
-import io.gshare.core.node.InventoryWriter;
-import io.gshare.api.cluster.ClusterService;
 import io.gshare.api.security.Caller;
 import io.gshare.api.session.SessionSignals;
 import io.gshare.contract.internal.Accepted;
@@ -17,6 +16,8 @@ import io.gshare.contract.internal.UsageAnswer;
 import io.gshare.contract.internal.UsageReport;
 import io.gshare.contract.internal.VolumeSync;
 import io.gshare.contract.internal.VolumeSyncAnswer;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.node.InventoryWriter;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -34,11 +35,11 @@ class InternalReportsController {
 
   private final InternalReportService reports;
   private final SessionSignals sessions;
-  private final io.gshare.api.node.XidResponder xids;
+  private final XidResponder xids;
 
   private final ClusterService clusters;
 
-  InternalReportsController(InternalReportService reports, SessionSignals sessions, io.gshare.api.node.XidResponder xids,
+  InternalReportsController(InternalReportService reports, SessionSignals sessions, XidResponder xids,
       ClusterService clusters) {
     this.clusters = clusters;
     this.reports = reports;

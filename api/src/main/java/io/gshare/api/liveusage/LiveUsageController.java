@@ -1,13 +1,15 @@
 package io.gshare.api.liveusage;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.api.ratelimit.RateLimit;
 import io.gshare.api.ratelimit.RateLimited;
-import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Caller;
 import io.gshare.contract.internal.Accepted;
 import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.LiveUsage;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.workflows.common.Ids;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -21,8 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -38,7 +42,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  */
 @RestController
 @Tag(name = "sessions")
-class LiveUsageController implements org.springframework.beans.factory.DisposableBean {
+class LiveUsageController implements DisposableBean {
 
   /** A stream lives this long; the browser's EventSource then reconnects by itself. */
   static final Duration STREAM_LIFETIME = Duration.ofMinutes(30);
@@ -74,8 +78,8 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
       + " where the operator enabled the agent (agent.enabled); owner only")
   @ProblemResponses({ProblemCode.VALIDATION_FAILED})
   SseEmitter stream(Caller.User caller, @PathVariable String id) {
-    if (!io.gshare.workflows.common.Ids.isValid(id)) {
-      throw new io.gshare.core.error.GshareException(io.gshare.core.error.ProblemCode.VALIDATION_FAILED, "id is not an id");
+    if (!Ids.isValid(id)) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, "id is not an id");
     }
     Stream stream = new Stream(new SseEmitter(STREAM_LIFETIME.toMillis()));
     synchronized (stream) {
@@ -171,7 +175,7 @@ class LiveUsageController implements org.springframework.beans.factory.Disposabl
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  private static ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, name);
       t.setDaemon(true);

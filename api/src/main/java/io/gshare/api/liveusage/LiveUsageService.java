@@ -10,6 +10,7 @@ import io.gshare.core.session.live.LiveUsageChannel;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.springframework.stereotype.Service;
 
@@ -49,7 +50,7 @@ public class LiveUsageService {
   }
 
   /** What a viewer of the session gets: its latest window now, then each new sample; owner only (404 to others). */
-  public Watch watch(Caller.User caller, String sessionId, java.util.function.Consumer<LiveUsage.SessionSample> viewer) {
+  public Watch watch(Caller.User caller, String sessionId, Consumer<LiveUsage.SessionSample> viewer) {
     SessionRepository.Session session = sessions.findById(sessionId)
         .orElseThrow(() -> GshareException.notFound("session", sessionId));
     access.requireOwner(caller, "session", sessionId, session.userId());

@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +72,7 @@ public class LiveUsageWindows implements LiveUsageChannel.LiveUsageSink {
 
   /** The session's latest window, oldest first. */
   List<LiveUsage.SessionSample> window(String sessionId) {
-    List<List<LiveUsage.SessionSample>> copy = new java.util.ArrayList<>(1);
+    List<List<LiveUsage.SessionSample>> copy = new ArrayList<>(1);
     // Inside the map's per-key lock, as add mutates the window there.
     windows.computeIfPresent(sessionId, (id, w) -> {
       copy.add(List.copyOf(w.samples()));

@@ -11,6 +11,7 @@ import io.gshare.core.metrics.MetricTarget;
 import io.gshare.core.metrics.MetricTargets;
 import io.gshare.core.metrics.MetricWindow;
 import io.gshare.core.session.SessionRepository;
+import io.gshare.workflows.common.Ids;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Clock;
@@ -101,7 +102,7 @@ class MetricsController {
   }
 
   private static String requireId(String what, String id) {
-    if (!io.gshare.workflows.common.Ids.isValid(id)) {
+    if (!Ids.isValid(id)) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, what + " is not an id");
     }
     return id;

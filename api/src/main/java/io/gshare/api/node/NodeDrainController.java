@@ -1,11 +1,12 @@
 package io.gshare.api.node;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.node.NodeDrains;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Size;
@@ -37,7 +38,7 @@ class NodeDrainController {
 
   record OperationRef(String id, String href) {}
 
-  @io.swagger.v3.oas.annotations.media.Schema(name = "NodeOperationAccepted")
+  @Schema(name = "NodeOperationAccepted")
   record Accepted(NodeDrains.Target node, OperationRef operation) {}
 
   @PostMapping("/api/v1/nodes/{id}/drain")

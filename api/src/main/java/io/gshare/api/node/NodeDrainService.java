@@ -16,9 +16,11 @@ import io.gshare.workflows.node.NodeUncordonWorkflow;
 import io.gshare.workflows.session.DrainMode;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.springframework.stereotype.Service;
 
@@ -89,7 +91,7 @@ public class NodeDrainService {
     NodeDrains.Target node = node(nodeId);
     try {
       client.newUntypedWorkflowStub(WorkflowIds.nodeDrain(nodeId)).cancel();
-    } catch (io.temporal.client.WorkflowException notRunning) {
+    } catch (WorkflowException notRunning) {
       // No drain runs: nothing to cancel.
     }
     String workflowId = WorkflowIds.nodeUncordon(nodeId);
@@ -149,6 +151,6 @@ public class NodeDrainService {
 
   private static GshareException invalid(String field, String message) {
     return new GshareException(ProblemCode.VALIDATION_FAILED, field + " " + message,
-        Map.of("errors", java.util.List.of(Map.of("field", field, "message", message))));
+        Map.of("errors", List.of(Map.of("field", field, "message", message))));
   }
 }

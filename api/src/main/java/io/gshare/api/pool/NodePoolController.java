@@ -1,11 +1,15 @@
 package io.gshare.api.pool;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.pool.NodePoolRepository.NodePool;
+import io.gshare.core.pool.NodePoolRepository;
+import io.gshare.core.user.TeamRepository;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
@@ -13,9 +17,6 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.util.List;
 import org.springframework.http.HttpStatus;
-import io.gshare.core.pool.NodePoolRepository;
-import io.gshare.core.pool.NodePoolRepository.NodePool;
-import io.gshare.core.user.TeamRepository;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -45,14 +46,14 @@ class NodePoolController {
     this.teams = teams;
   }
 
-  @io.swagger.v3.oas.annotations.media.Schema(name = "NodePoolInput")
+  @Schema(name = "NodePoolInput")
   record PoolInput(@NotBlank @Size(max = 100) String name, String teamId, @Size(max = 1000) String description) {}
 
   record PoolChange(@Size(min = 1, max = 100) String name, String teamId, @Size(max = 1000) String description) {}
 
   record PoolNodes(@NotNull @Size(max = 10_000) List<String> nodeIds) {}
 
-  @io.swagger.v3.oas.annotations.media.Schema(name = "NodePoolList")
+  @Schema(name = "NodePoolList")
   record PoolList(List<NodePool> items) {}
 
   @GetMapping

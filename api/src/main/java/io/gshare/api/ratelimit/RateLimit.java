@@ -1,5 +1,6 @@
 package io.gshare.api.ratelimit;
 
+import java.util.Locale;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.method.HandlerMethod;
 
@@ -38,6 +39,6 @@ public enum RateLimit {
 
   /** The metric tag and log name, e.g. {@code user_commands}. */
   public String tag() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

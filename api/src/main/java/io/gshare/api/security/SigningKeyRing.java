@@ -9,6 +9,7 @@ import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.proc.SecurityContext;
+import io.gshare.api.support.SecretFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -160,6 +161,6 @@ public final class SigningKeyRing {
 
   /** Atomic and owner-only: a reader never sees half a key set. */
   private void write(JWKSet set) {
-    io.gshare.api.support.SecretFiles.write(file, set.toString(false));
+    SecretFiles.write(file, set.toString(false));
   }
 }

@@ -19,6 +19,7 @@ import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Date;
 import java.util.EnumMap;
 import java.util.Map;
@@ -77,7 +78,7 @@ public final class Tokens {
       throw new IllegalArgumentException("a token's lifetime must be positive, got " + ttl);
     }
     RSAKey key = rings.get(kind).signingKey();
-    Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
     String jti = tokenId == null ? UUID.randomUUID().toString() : tokenId;
     JWTClaimsSet claims = new JWTClaimsSet.Builder()
         .issuer(issuer)

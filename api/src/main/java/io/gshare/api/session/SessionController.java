@@ -33,6 +33,11 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 
 @RestController
 @Tag(name = "sessions")
@@ -170,11 +175,11 @@ class SessionController {
   }
 
   /** The successes of pause, resume and end, for the OpenAPI document. */
-  @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
-  @java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)
-  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "200", description = "carried out: the session as it is now",
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.METHOD)
+  @ApiResponse(responseCode = "200", description = "carried out: the session as it is now",
       useReturnTypeSchema = true)
-  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "202", description = "accepted and still being"
+  @ApiResponse(responseCode = "202", description = "accepted and still being"
       + " carried out after 20 s (its cluster slow or cut off): the session as it is; follow its state",
       useReturnTypeSchema = true)
   @interface CommandAnswers {}

@@ -1,35 +1,39 @@
 package io.gshare.api.session;
 
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.gshare.api.cluster.ClusterWorkerProperties;
+import io.gshare.api.security.Access;
+import io.gshare.api.security.Caller;
+import io.gshare.api.security.SignInPaths;
 import io.gshare.core.catalogue.ImageRepository;
 import io.gshare.core.catalogue.OfferingRepository;
-import io.gshare.core.session.SessionRepository;
-import io.gshare.core.volume.VolumeRepository;
+import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.core.placement.PlacementService;
 import io.gshare.core.policy.Policy;
-import io.gshare.api.cluster.ClusterWorkerProperties;
-import io.gshare.api.security.Access;
-import io.gshare.api.security.Caller;
+import io.gshare.core.session.SessionRepository;
 import io.gshare.core.support.NewIds;
+import io.gshare.core.volume.VolumeRepository;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.CheckpointTarget;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.MaxRuntimeAction;
+import io.gshare.workflows.session.SessionCommand;
 import io.gshare.workflows.session.SessionSnapshot;
 import io.gshare.workflows.session.SessionSpec;
 import io.gshare.workflows.session.SessionStart;
-import io.gshare.workflows.session.SessionVolume;
-import io.gshare.workflows.session.SessionCommand;
 import io.gshare.workflows.session.SessionState;
+import io.gshare.workflows.session.SessionTexts;
+import io.gshare.workflows.session.SessionUrlForm;
 import io.gshare.workflows.session.SessionView;
+import io.gshare.workflows.session.SessionVolume;
 import io.gshare.workflows.session.SessionWorkflow;
-import io.grpc.Context;
-import io.grpc.Deadline;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
@@ -40,7 +44,10 @@ import io.temporal.client.WorkflowServiceException;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.client.WorkflowUpdateHandle;
 import io.temporal.client.WorkflowUpdateStage;
+import io.temporal.failure.ApplicationFailure;
+import java.net.URI;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -68,16 +75,16 @@ public class SessionService {
   private final WorkflowClient client;
   private final Access access;
   private final TransactionTemplate transactions;
-  private final io.gshare.core.cluster.ClusterRepository clusterRoutes;
+  private final ClusterRepository clusterRoutes;
   private final String authUrl;
   private final String signInUrl;
-  private final io.gshare.workflows.session.SessionUrlForm urlForm;
+  private final SessionUrlForm urlForm;
 
   SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
       PlacementService placement, OfferingRepository offerings,
       WorkflowClient client, Access access, TransactionTemplate transactions,
       SessionProperties properties, ClusterWorkerProperties worker,
-      io.gshare.core.cluster.ClusterRepository clusterRoutes) {
+      ClusterRepository clusterRoutes) {
     this.clusterRoutes = clusterRoutes;
     this.sessions = sessions;
     this.images = images;
@@ -117,7 +124,7 @@ public class SessionService {
         MaxRuntimeAction.fromWire(policy.maxRuntimeAction()), volume, checkpointTarget(checkpointRegistry),
         clusterRoutes.sessionRouteOf(clusterId), signInUrl(),
         // Production's form stays out of the spec: its URL is spelled as before the form existed.
-        urlForm.equals(io.gshare.workflows.session.SessionUrlForm.HTTPS) ? null : urlForm);
+        urlForm.equals(SessionUrlForm.HTTPS) ? null : urlForm);
   }
 
   /**
@@ -128,8 +135,8 @@ public class SessionService {
     if (signInUrl != null && !signInUrl.isBlank()) {
       return signInUrl;
     }
-    java.net.URI auth = java.net.URI.create(authUrl());
-    return auth.getScheme() + "://" + auth.getRawAuthority() + io.gshare.api.security.SignInPaths.CONNECT;
+    URI auth = URI.create(authUrl());
+    return auth.getScheme() + "://" + auth.getRawAuthority() + SignInPaths.CONNECT;
   }
 
   /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */
@@ -303,7 +310,7 @@ public class SessionService {
       return refused(e, sessionId, command);
     }
     if (view.lastErrorType() != null) {
-      ProblemCode code = java.util.Arrays.stream(ProblemCode.values()).filter(c -> c.code().equals(view.lastErrorType()))
+      ProblemCode code = Arrays.stream(ProblemCode.values()).filter(c -> c.code().equals(view.lastErrorType()))
           .findFirst().orElse(ProblemCode.CONFLICT);
       throw new GshareException(code, view.lastError(), Map.of("state", view.state().wireName()));
     }
@@ -342,8 +349,8 @@ public class SessionService {
    * 409 in words; ending an ended session is done already.
    */
   private boolean refused(WorkflowException e, String sessionId, SessionCommand command) {
-    if (e.getCause() instanceof io.temporal.failure.ApplicationFailure refused
-        && io.gshare.workflows.session.SessionTexts.isBusy(refused.getOriginalMessage())) {
+    if (e.getCause() instanceof ApplicationFailure refused
+        && SessionTexts.isBusy(refused.getOriginalMessage())) {
       throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, refused.getOriginalMessage(),
           Map.of("operation_id", WorkflowIds.session(sessionId)));
     }

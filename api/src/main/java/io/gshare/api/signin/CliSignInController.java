@@ -1,5 +1,6 @@
 package io.gshare.api.signin;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.api.security.BrowserSession;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.Callers;
@@ -13,6 +14,11 @@ import io.gshare.core.error.ProblemCode;
 import io.gshare.core.user.CliSignInCodes;
 import io.gshare.core.user.UserRepository;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -23,6 +29,7 @@ import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Map;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -72,26 +79,26 @@ class CliSignInController {
   @Operation(summary = "gshare login's browser step: sign in where needed, then back to the CLI's loopback listener"
       + " http://127.0.0.1:<port>/callback with a one-time code bound to its PKCE challenge")
   // A browser's page: it answers redirects and HTML, not problem documents.
-  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "302",
+  @ApiResponse(responseCode = "302",
       description = "to the CLI's loopback listener with a one-time code, or to /auth/login first",
-      headers = @io.swagger.v3.oas.annotations.headers.Header(name = "Location",
-          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "string")))
-  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "400",
+      headers = @Header(name = "Location",
+          schema = @Schema(type = "string")))
+  @ApiResponse(responseCode = "400",
       description = "not a gshare login: a bad port, state or code challenge",
-      content = @io.swagger.v3.oas.annotations.media.Content(mediaType = "text/html",
-          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "string")))
-  @io.swagger.v3.oas.annotations.responses.ApiResponse(responseCode = "404",
+      content = @Content(mediaType = "text/html",
+          schema = @Schema(type = "string")))
+  @ApiResponse(responseCode = "404",
       description = "sign-in is off: no identity provider configured",
-      content = @io.swagger.v3.oas.annotations.media.Content(mediaType = "text/html",
-          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "string")))
+      content = @Content(mediaType = "text/html",
+          schema = @Schema(type = "string")))
   void start(
       // Optional and read as text here: a browser missing one, or with a port that is not a number, gets the page
       // below, not a problem document.
-      @io.swagger.v3.oas.annotations.Parameter(description = "the CLI's loopback port", required = true,
-          schema = @io.swagger.v3.oas.annotations.media.Schema(type = "integer", minimum = "1024", maximum = "65535"))
+      @Parameter(description = "the CLI's loopback port", required = true,
+          schema = @Schema(type = "integer", minimum = "1024", maximum = "65535"))
       @RequestParam(required = false) String port,
-      @io.swagger.v3.oas.annotations.Parameter(required = true) @RequestParam(required = false) String state,
-      @io.swagger.v3.oas.annotations.Parameter(required = true)
+      @Parameter(required = true) @RequestParam(required = false) String state,
+      @Parameter(required = true)
       @RequestParam(name = "code_challenge", required = false) String challenge,
       HttpServletRequest request, HttpServletResponse response) throws IOException {
     int loopback = port != null && port.matches("\\d{4,5}") ? Integer.parseInt(port) : -1;
@@ -122,7 +129,7 @@ class CliSignInController {
   @Transactional
   @Operation(summary = "gshare login's token exchange: the one-time code and its PKCE verifier for an API token"
       + " (401 when the code is unknown, used, expired or the verifier does not match)")
-  @io.gshare.api.error.ProblemResponses(ProblemCode.UNAUTHORIZED)
+  @ProblemResponses(ProblemCode.UNAUTHORIZED)
   CliToken token(@Valid @RequestBody CliTokenRequest body) {
     String userId = codes.redeem(body.code(), body.codeVerifier())
         .orElseThrow(() -> new GshareException(ProblemCode.UNAUTHORIZED,
@@ -132,7 +139,7 @@ class CliSignInController {
     String name = body.client() == null || body.client().isBlank() ? TOKEN_NAME : TOKEN_NAME + " " + body.client();
     UserService.IssuedToken token = tokens.issue(user.id(), name, null);
     audit.changed(user.email(), "token.cli_sign_in", "token", token.id(), "gshare login in a browser",
-        java.util.Map.of("name", name));
+        Map.of("name", name));
     return new CliToken(token.token(), token.id(), token.expiresAt(), user.id(), user.email());
   }
 

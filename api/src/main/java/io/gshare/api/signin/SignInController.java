@@ -1,22 +1,26 @@
 package io.gshare.api.signin;
 
-import io.gshare.api.security.OidcProperties;
-import io.gshare.api.security.SignInPaths;
-import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import io.swagger.v3.oas.annotations.media.Schema;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.headers.Header;
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.BrowserSession;
+import io.gshare.api.security.Caller;
 import io.gshare.api.security.Callers;
 import io.gshare.api.security.InvalidTokenException;
+import io.gshare.api.security.OidcProperties;
+import io.gshare.api.security.SignInPaths;
 import io.gshare.api.user.UserService;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -53,7 +57,7 @@ class SignInController {
   @ApiResponse(responseCode = "422", description = "rd is not a session URL", content = @Content(mediaType = "text/html", schema = @Schema(type = "string")))
   void connect(@RequestParam(required = false) String rd, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    io.gshare.api.security.Caller.User caller = null;
+    Caller.User caller = null;
     var token = browser.token(request);
     if (token.isPresent()) {
       try {
@@ -68,15 +72,15 @@ class SignInController {
             + " API token; this gShare has no identity provider configured.");
         return;
       }
-      String back = SignInPaths.CONNECT + "?rd=" + java.net.URLEncoder.encode(rd == null ? "" : rd,
-          java.nio.charset.StandardCharsets.UTF_8);
+      String back = SignInPaths.CONNECT + "?rd=" + URLEncoder.encode(rd == null ? "" : rd,
+          StandardCharsets.UTF_8);
       response.sendRedirect(request.getContextPath() + SignInPaths.LOGIN + "?next="
-          + java.net.URLEncoder.encode(back, java.nio.charset.StandardCharsets.UTF_8));
+          + URLEncoder.encode(back, StandardCharsets.UTF_8));
       return;
     }
     try {
       response.sendRedirect(sessionUrls.redirectWithCode(caller, rd).toString());
-    } catch (io.gshare.core.error.GshareException refused) {
+    } catch (GshareException refused) {
       SignInFlow.page(response, refused.code().status(), "Cannot open this session", refused.getMessage());
     }
   }
@@ -107,14 +111,14 @@ class SignInController {
     var token = browser.token(request);
     if (token.isPresent()) {
       if (!browser.csrfEchoed(request)) {
-        throw new io.gshare.core.error.GshareException(io.gshare.core.error.ProblemCode.FORBIDDEN,
+        throw new GshareException(ProblemCode.FORBIDDEN,
             "sign-out must carry the " + BrowserSession.CSRF_HEADER + " header (the value of the "
                 + BrowserSession.CSRF_COOKIE + " cookie), as the console sends it");
       }
       try {
         var caller = callers.user(token.get());
         users.revoke(caller, caller.userId(), caller.tokenId());
-      } catch (InvalidTokenException | io.gshare.core.error.GshareException alreadyGone) {
+      } catch (InvalidTokenException | GshareException alreadyGone) {
         // expired, revoked or unknown: signing out only clears the cookies
       }
     }

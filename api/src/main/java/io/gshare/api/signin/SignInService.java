@@ -10,6 +10,7 @@ import io.gshare.core.user.Role;
 import io.gshare.core.user.UserRepository;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.springframework.stereotype.Service;
@@ -50,7 +51,7 @@ public class SignInService {
     if (Boolean.FALSE.equals(claims.get("email_verified"))) {
       throw new GshareException(ProblemCode.FORBIDDEN, "the identity provider has not verified " + email);
     }
-    email = email.toLowerCase(java.util.Locale.ROOT);
+    email = email.toLowerCase(Locale.ROOT);
     Role mapped = mappedRole(claims);
     String team = oidc.teamClaim().isBlank() ? null : text(claims.get(oidc.teamClaim()));
     UserRepository.User user = users.findByEmail(email).orElse(null);

@@ -1,13 +1,15 @@
 package io.gshare.api.system;
 
-import io.gshare.core.cluster.Cluster;
-import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.api.security.AdminOnly;
-import io.gshare.api.security.SuperAdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.api.security.SuperAdminOnly;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.temporal.TemporalProperties;
+import io.gshare.core.cluster.Cluster;
+import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.workflows.common.TaskQueues;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -22,6 +24,8 @@ import org.flywaydb.core.api.MigrationInfo;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.info.BuildProperties;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -91,14 +95,14 @@ class SystemController {
 
   record RotatedKey(String kind, String kid) {}
 
-  @org.springframework.web.bind.annotation.PostMapping("/api/v1/system/keys/{kind}/rotate")
+  @PostMapping("/api/v1/system/keys/{kind}/rotate")
   @Operation(summary = "Rotate a signing key (super admins): kind internal or user; the previous key keeps verifying until its tokens expire")
   @SuperAdminOnly
-  RotatedKey rotate(Caller.User caller, @org.springframework.web.bind.annotation.PathVariable String kind) {
+  RotatedKey rotate(Caller.User caller, @PathVariable String kind) {
     TokenKind tokenKind = switch (kind) {
       case "internal" -> TokenKind.INTERNAL;
       case "user" -> TokenKind.USER;
-      default -> throw new io.gshare.core.error.GshareException(io.gshare.core.error.ProblemCode.NOT_FOUND,
+      default -> throw new GshareException(ProblemCode.NOT_FOUND,
           "no signing key kind '" + kind + "' (internal or user)");
     };
     return new RotatedKey(kind, tokens.rotate(tokenKind).getKeyID());

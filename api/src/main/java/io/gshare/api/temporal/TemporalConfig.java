@@ -2,6 +2,7 @@ package io.gshare.api.temporal;
 
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
+import com.uber.m3.util.Duration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
@@ -21,7 +22,7 @@ class TemporalConfig {
   Scope temporalMetricsScope(MeterRegistry registry) {
     return new RootScopeBuilder()
         .reporter(new MicrometerClientStatsReporter(registry))
-        .reportEvery(com.uber.m3.util.Duration.ofSeconds(10));
+        .reportEvery(Duration.ofSeconds(10));
   }
 
   @Bean(destroyMethod = "shutdown")

@@ -1,14 +1,15 @@
 package io.gshare.api.volume;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.error.GshareException;
-import io.gshare.core.volume.StoragePoolRepository;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.volume.StoragePoolRepository.StoragePool;
+import io.gshare.core.volume.StoragePoolRepository;
 import io.gshare.core.volume.StoragePools;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Size;
@@ -43,7 +44,7 @@ class StoragePoolController {
   }
 
   /** A pool to create, or the members to change (PATCH: absent members stay). Checked by the domain: 422 names the field. */
-  @io.swagger.v3.oas.annotations.media.Schema(name = "StoragePoolInput")
+  @Schema(name = "StoragePoolInput")
   record PoolInput(String name, String clusterId, String storageClass, String scope, @Size(max = 1000) List<String> clusterIds,
       String capacitySource, Integer manualCapacityGb, Boolean isDefault) {
 
@@ -53,7 +54,7 @@ class StoragePoolController {
     }
   }
 
-  @io.swagger.v3.oas.annotations.media.Schema(name = "StoragePoolList")
+  @Schema(name = "StoragePoolList")
   record PoolList(List<StoragePool> items) {}
 
   @GetMapping

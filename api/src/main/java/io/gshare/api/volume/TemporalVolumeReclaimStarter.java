@@ -1,5 +1,6 @@
 package io.gshare.api.volume;
 
+import io.gshare.api.operation.OperationService;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
@@ -25,9 +26,9 @@ class TemporalVolumeReclaimStarter implements VolumeReclaimStarter {
   private static final Logger log = LoggerFactory.getLogger(TemporalVolumeReclaimStarter.class);
 
   private final WorkflowClient client;
-  private final io.gshare.api.operation.OperationService operations;
+  private final OperationService operations;
 
-  TemporalVolumeReclaimStarter(WorkflowClient client, io.gshare.api.operation.OperationService operations) {
+  TemporalVolumeReclaimStarter(WorkflowClient client, OperationService operations) {
     this.client = client;
     this.operations = operations;
   }

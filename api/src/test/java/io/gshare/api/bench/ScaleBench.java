@@ -2,6 +2,7 @@ package io.gshare.api.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.user.UserService;
@@ -16,7 +17,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.worker.WorkerFactory;
-import com.zaxxer.hikari.HikariDataSource;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.net.URI;
@@ -25,6 +25,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -89,7 +91,7 @@ public final class ScaleBench {
     // counters; without that check the bench's own reads and flushes are exactly the transactions it subtracts.
     System.setProperty("com.zaxxer.hikari.aliveBypassWindowMs", String.valueOf(TimeUnit.HOURS.toMillis(3)));
     // The Temporal dev server logs to target/ of the working directory (the repository root under make).
-    java.nio.file.Files.createDirectories(java.nio.file.Path.of("target"));
+    Files.createDirectories(Path.of("target"));
     // The sweep is started by the bench (the Schedule's workflow, on the same control worker), not every minute.
     try (ConfigurableApplicationContext context = BenchSupport.startApi(Map.of(
         "spring.datasource.hikari.maximum-pool-size", "24", "server.tomcat.threads.max", "200",

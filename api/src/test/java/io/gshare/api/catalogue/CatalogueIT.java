@@ -4,14 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.core.credit.CreditLedger;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.core.credit.CreditLedger;
 import java.math.BigDecimal;
 import java.net.http.HttpResponse;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -122,7 +124,7 @@ class CatalogueIT extends ApiIntegrationTest {
     assertThat(count("policies")).isEqualTo(before);
     // Saving the default as it is, twice: one default row, updated in place.
     JsonNode current = json.readTree(get("/api/v1/policies/default", admin).body());
-    java.util.Map<String, Object> same = new java.util.LinkedHashMap<>();
+    Map<String, Object> same = new LinkedHashMap<>();
     for (String field : List.of("max_concurrent_sessions", "max_runtime_minutes", "max_runtime_action",
         "idle_timeout_minutes", "overflow", "placement", "min_balance_to_start")) {
       if (current.hasNonNull(field)) {

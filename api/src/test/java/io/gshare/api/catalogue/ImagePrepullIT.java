@@ -7,9 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
+import io.temporal.client.WorkflowClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -32,7 +34,7 @@ class ImagePrepullIT extends ApiIntegrationTest {
   private static String clusterId;
 
   @Autowired ObjectMapper json;
-  @Autowired io.temporal.client.WorkflowClient workflows;
+  @Autowired WorkflowClient workflows;
   private String admin;
 
   @BeforeEach
@@ -112,7 +114,7 @@ class ImagePrepullIT extends ApiIntegrationTest {
     JsonNode first = awaitOperation("image-prepull-" + imageId);
 
     assertThat(first.path("status").asText()).as(first.toString()).isEqualTo("completed");
-    io.gshare.api.support.HistoryRecorder.record(workflows, "image-prepull-" + imageId, "image-prepull");
+    HistoryRecorder.record(workflows, "image-prepull-" + imageId, "image-prepull");
     assertThat(stepDetail(first)).startsWith("3 pulled").contains("a6000-0: pulled", "a6000-1: pulled", "a6000-2: pulled");
     try (KubernetesClient k8s = sim.newClient()) {
       for (String node : GPU_NODES) {

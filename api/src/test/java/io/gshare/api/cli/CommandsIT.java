@@ -6,6 +6,7 @@ import io.gshare.api.security.TokenKind;
 import io.gshare.api.support.ApiIntegrationTest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,7 @@ class CommandsIT extends ApiIntegrationTest {
     assertThat(token.split("\\.")).hasSize(3);
     var verified = tokens.verify(TokenKind.INTERNAL, token);
     assertThat(verified.subject()).isEqualTo("operator:" + SIM_CLUSTER_ID);
-    assertThat(java.time.Duration.between(verified.issuedAt(), verified.expiresAt()).toSeconds()).isEqualTo(604800);
+    assertThat(Duration.between(verified.issuedAt(), verified.expiresAt()).toSeconds()).isEqualTo(604800);
     assertThat(post("/internal/v1/sessions/status", "{\"sessions\":[]}", token).statusCode()).isEqualTo(200);
   }
 

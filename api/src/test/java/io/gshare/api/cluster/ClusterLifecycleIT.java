@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.net.http.HttpResponse;
@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -61,7 +62,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
   /** Registers a cluster; returns {cluster id, operation id}. */
   private String[] register(String name, String kubeconfig, String domain) throws Exception {
     admin = admin == null ? adminToken() : admin;
-    Map<String, String> body = new java.util.HashMap<>(Map.of("name", name, "kubeconfig", kubeconfig, "ingress_node", "master-c2"));
+    Map<String, String> body = new HashMap<>(Map.of("name", name, "kubeconfig", kubeconfig, "ingress_node", "master-c2"));
     if (domain != null) {
       body.put("session_domain", domain);
     }

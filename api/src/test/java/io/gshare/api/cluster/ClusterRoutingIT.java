@@ -9,6 +9,8 @@ import io.gshare.api.support.NewTestIds;
 import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.workflows.session.SessionRoute;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -36,9 +38,9 @@ class ClusterRoutingIT extends ApiIntegrationTest {
 
   @Test
   void registeringANameAgainAnswers409WithTheClusterToAttachAgain() throws Exception {
-    String kubeconfig = java.nio.file.Files.readString(simulatedCluster().writeKubeconfig(
-        java.nio.file.Files.createTempFile("again", ".kubeconfig")));
-    HttpResponse<String> again = post("/api/v1/clusters", json.writeValueAsString(java.util.Map.of(
+    String kubeconfig = Files.readString(simulatedCluster().writeKubeconfig(
+        Files.createTempFile("again", ".kubeconfig")));
+    HttpResponse<String> again = post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", cluster.replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", "again.example.com")), admin);
     assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
     // hack/attach-cluster.sh reads cluster_id to attach that cluster again on a re-run.

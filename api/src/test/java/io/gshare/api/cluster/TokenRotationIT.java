@@ -9,16 +9,18 @@ import com.nimbusds.jwt.SignedJWT;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
-import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.SigningKeyRing;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.WorkflowIds;
+import io.temporal.client.WorkflowClient;
 import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.client.schedules.ScheduleDescription;
 import io.temporal.client.schedules.ScheduleHandle;
@@ -27,6 +29,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Timestamp;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,6 +39,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,7 +59,7 @@ class TokenRotationIT extends ApiIntegrationTest {
   @Autowired WorkerDeployer deployer;
   @Autowired ScheduleClient schedules;
   @Autowired TokenRotationSchedules rotationSchedules;
-  @Autowired io.temporal.client.WorkflowClient workflows;
+  @Autowired WorkflowClient workflows;
   @TempDir Path dir;
   private final List<KubeCluster> clusters = new ArrayList<>();
   private String admin;
@@ -120,14 +126,14 @@ class TokenRotationIT extends ApiIntegrationTest {
 
   private Instant inventoryAt(String clusterId) {
     return jdbc.sql("select inventory_at from clusters where id = :c").param("c", clusterId)
-        .query(java.sql.Timestamp.class).single().toInstant();
+        .query(Timestamp.class).single().toInstant();
   }
 
   /** Every payload of the execution's history, decoded: what an operator could read in the Temporal UI. */
   private String decodedPayloads(String workflowId) {
     String history = workflows.fetchHistory(workflowId).toJson(false);
     StringBuilder all = new StringBuilder(history).append('\n');
-    java.util.regex.Matcher data = java.util.regex.Pattern.compile("\"data\":\\s*\"([A-Za-z0-9+/=]+)\"").matcher(history);
+    Matcher data = Pattern.compile("\"data\":\\s*\"([A-Za-z0-9+/=]+)\"").matcher(history);
     while (data.find()) {
       all.append(new String(Base64.getDecoder().decode(data.group(1)), StandardCharsets.UTF_8)).append('\n');
     }
@@ -158,7 +164,7 @@ class TokenRotationIT extends ApiIntegrationTest {
     assertThat(step.get("name").asText()).isEqualTo("rotate " + clusterId);
     assertThat(step.get("status").asText()).as(operation.toString()).isEqualTo("done");
     assertThat(step.get("detail").asText()).contains("the worker authenticates with it");
-    io.gshare.api.support.HistoryRecorder.record(workflows, operationId, "token-rotation");
+    HistoryRecorder.record(workflows, operationId, "token-rotation");
 
     String after = secretToken(sim);
     assertThat(jti(after)).isNotEqualTo(jti(before)).isEqualTo(row(clusterId).get("jti"));
@@ -243,7 +249,7 @@ class TokenRotationIT extends ApiIntegrationTest {
   @Test
   void anExpiredOperatorTokenIsRefusedWith401() throws Exception {
     var lagging = new EnumMap<TokenKind, SigningKeyRing>(TokenKind.class);
-    var past = java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofDays(-8));
+    var past = Clock.offset(Clock.systemUTC(), Duration.ofDays(-8));
     for (TokenKind kind : TokenKind.values()) {
       lagging.put(kind, SigningKeyRing.open(keyDir().resolve(kind.keySetFile()), kind.keySetName(), Duration.ofDays(8), false, past));
     }

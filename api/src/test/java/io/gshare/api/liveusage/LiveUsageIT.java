@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.cluster.AgentEnv;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +24,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -108,7 +111,7 @@ class LiveUsageIT extends ApiIntegrationTest {
   }
 
   private static String podName(String sessionId) {
-    return io.gshare.activities.cluster.model.SessionObjects.name(sessionId);
+    return SessionObjects.name(sessionId);
   }
 
   private Process startAgent(KubeCluster sim, String clusterId) throws IOException, InterruptedException {
@@ -162,14 +165,14 @@ class LiveUsageIT extends ApiIntegrationTest {
               samples.add(json.readTree(line.substring(5).trim()));
             }
           } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
           }
         }
       }
     });
     try {
       reading.get(within.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       // return what came
     } finally {
       response.body().close();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gshare.contract.internal.LiveUsage;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +52,7 @@ class LiveUsageWindowsTest {
     Instant[] now = {T0};
     Clock clock = new Clock() {
       @Override public ZoneOffset getZone() { return ZoneOffset.UTC; }
-      @Override public Clock withZone(java.time.ZoneId zone) { return this; }
+      @Override public Clock withZone(ZoneId zone) { return this; }
       @Override public Instant instant() { return now[0]; }
     };
     LiveUsageWindows windows = new LiveUsageWindows(clock);

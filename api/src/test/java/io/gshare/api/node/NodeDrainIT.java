@@ -6,22 +6,26 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
+import io.temporal.client.WorkflowClient;
 import java.math.BigDecimal;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -47,7 +51,7 @@ class NodeDrainIT extends ApiIntegrationTest {
 
   @Autowired ObjectMapper json;
   @Autowired CreditLedger ledger;
-  @Autowired io.temporal.client.WorkflowClient workflows;
+  @Autowired WorkflowClient workflows;
   private String admin;
 
   @BeforeEach
@@ -154,7 +158,7 @@ class NodeDrainIT extends ApiIntegrationTest {
 
   private static void namespaces(KubernetesClient k8s, String... names) {
     for (String name : names) {
-      k8s.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(name)
+      k8s.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
           .endMetadata().build()).serverSideApply();
     }
   }
@@ -181,7 +185,7 @@ class NodeDrainIT extends ApiIntegrationTest {
           .endContainer().endSpec().endTemplate().endSpec().build()).create();
       daemonPod = await().atMost(Duration.ofSeconds(30)).until(() -> k8s.pods().inNamespace("monitoring")
           .withLabel("app", "node-exporter").withField("spec.nodeName", host).list().getItems().stream()
-          .map(p -> p.getMetadata().getName()).findFirst().orElse(null), java.util.Objects::nonNull);
+          .map(p -> p.getMetadata().getName()).findFirst().orElse(null), Objects::nonNull);
     }
     int checkpoints = sim.checkpointsTaken();
 
@@ -213,8 +217,8 @@ class NodeDrainIT extends ApiIntegrationTest {
       assertThat(k8s.pods().inNamespace("team-a").withName("batch-1").get()).as("evicted").isNull();
       assertThat(k8s.pods().inNamespace("monitoring").withName(daemonPod).get()).as("DaemonSet pods stay").isNotNull();
     }
-    io.gshare.api.support.HistoryRecorder.record(workflows, "node-drain-" + drained, "node-drain-migrate");
-    io.gshare.api.support.HistoryRecorder.record(workflows, "session-" + lossless, "session-drain-migrate-lossless");
+    HistoryRecorder.record(workflows, "node-drain-" + drained, "node-drain-migrate");
+    HistoryRecorder.record(workflows, "session-" + lossless, "session-drain-migrate-lossless");
     JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body());
     assertThat(nodes.toString()).contains("\"drain_state\":\"drained\"");
     // A new session never lands on the drained node.
@@ -223,7 +227,7 @@ class NodeDrainIT extends ApiIntegrationTest {
     HttpResponse<String> uncordoned = post("/api/v1/nodes/" + drained + "/uncordon", null, admin);
     assertThat(uncordoned.statusCode()).as(uncordoned.body()).isEqualTo(202);
     assertThat(awaitOperation("node-uncordon-" + drained).path("status").asText()).isEqualTo("completed");
-    io.gshare.api.support.HistoryRecorder.record(workflows, "node-uncordon-" + drained, "node-uncordon");
+    HistoryRecorder.record(workflows, "node-uncordon-" + drained, "node-uncordon");
     try (KubernetesClient k8s = sim.newClient()) {
       assertThat(k8s.nodes().withName(host).get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
     }
@@ -331,6 +335,6 @@ class NodeDrainIT extends ApiIntegrationTest {
             .doesNotContainKey("hami.io/device-cordon");
       }
     });
-    io.gshare.api.support.HistoryRecorder.record(workflows, "node-devices-" + nodeId("t4-0"), "node-devices");
+    HistoryRecorder.record(workflows, "node-devices-" + nodeId("t4-0"), "node-devices");
   }
 }

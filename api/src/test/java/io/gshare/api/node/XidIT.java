@@ -5,11 +5,19 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gshare.api.support.AlertReceiver;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
 import io.gshare.sim.kube.KubeCluster;
+import io.gshare.workflows.common.WorkflowIds;
+import io.gshare.workflows.kube.Annotations;
+import io.temporal.client.WorkflowClient;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +37,7 @@ class XidIT extends ApiIntegrationTest {
   private static final List<AutoCloseable> closing = new ArrayList<>();
 
   @Autowired ObjectMapper json;
-  @Autowired io.temporal.client.WorkflowClient workflows;
+  @Autowired WorkflowClient workflows;
 
   @AfterAll
   static void close() throws Exception {
@@ -111,7 +119,7 @@ class XidIT extends ApiIntegrationTest {
     // A session paused off a faulty card (the gpuFault signal), then ended: its history must replay.
     await().atMost(Duration.ofSeconds(30)).until(() -> "terminated".equals(
         json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
-    io.gshare.api.support.HistoryRecorder.record(workflows, io.gshare.workflows.common.WorkflowIds.session(session),
+    HistoryRecorder.record(workflows, WorkflowIds.session(session),
         "session-gpu-fault");
   }
 
@@ -128,19 +136,19 @@ class XidIT extends ApiIntegrationTest {
     // What HAMi's device plugin does on a critical Xid from NVML: the card's health in its register annotation.
     try (var client = sim.newClient()) {
       var node = client.nodes().withName("hami-gpu-0").get();
-      String key = io.gshare.workflows.kube.Annotations.HAMI_NODE_REGISTER;
-      com.fasterxml.jackson.databind.node.ArrayNode devices =
-          (com.fasterxml.jackson.databind.node.ArrayNode) json.readTree(node.getMetadata().getAnnotations().get(key));
+      String key = Annotations.HAMI_NODE_REGISTER;
+      ArrayNode devices =
+          (ArrayNode) json.readTree(node.getMetadata().getAnnotations().get(key));
       devices.forEach(d -> {
         if (d.path("id").asText().equals(card)) {
-          ((com.fasterxml.jackson.databind.node.ObjectNode) d).put("health", false);
+          ((ObjectNode) d).put("health", false);
         }
       });
       // A merge patch: edit() would send the resourceVersion it read, which KWOK's status writes make stale (409).
-      com.fasterxml.jackson.databind.node.ObjectNode patch = json.createObjectNode();
+      ObjectNode patch = json.createObjectNode();
       patch.putObject("metadata").putObject("annotations").put(key, devices.toString());
-      client.nodes().withName("hami-gpu-0").patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-          io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), patch.toString());
+      client.nodes().withName("hami-gpu-0").patch(PatchContext.of(
+          PatchType.JSON_MERGE), patch.toString());
     }
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
       JsonNode view = json.readTree(get("/api/v1/sessions/" + running.id(), running.ownerToken()).body());

@@ -24,6 +24,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataAccessException;
+import java.net.URLEncoder;
+import java.util.Objects;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /** Admission and placement on a real PostgreSQL: fit, binpack, pools, policies, and never beyond capacity. */
 class PlacementIT extends ApiIntegrationTest {
@@ -31,7 +34,7 @@ class PlacementIT extends ApiIntegrationTest {
   @Autowired PlacementService placement;
   @Autowired CreditLedger ledger;
   @Autowired ObjectMapper json;
-  @Autowired org.springframework.transaction.support.TransactionTemplate transactions;
+  @Autowired TransactionTemplate transactions;
   private InventoryFixture fixture;
   private String model;
 
@@ -241,7 +244,7 @@ class PlacementIT extends ApiIntegrationTest {
       codes.add(answer.get());
     }
     pool.shutdown();
-    assertThat(codes.stream().filter(java.util.Objects::isNull).count()).as(codes.toString()).isEqualTo(1);
+    assertThat(codes.stream().filter(Objects::isNull).count()).as(codes.toString()).isEqualTo(1);
     assertThat(codes.stream().filter(ProblemCode.QUOTA_EXCEEDED::equals).count()).isEqualTo(9);
   }
 
@@ -268,7 +271,7 @@ class PlacementIT extends ApiIntegrationTest {
     // Through the API: a model with cards and no active offering is unserviceable; admins see it listed.
     String unoffered = "Unoffered " + model;
     fixture.node(cluster, "exclusive", unoffered, 1, 1000, 1, null);
-    var response = get("/api/v1/availability?gpu_model=" + java.net.URLEncoder.encode(unoffered, "UTF-8"), tokenFor(user));
+    var response = get("/api/v1/availability?gpu_model=" + URLEncoder.encode(unoffered, "UTF-8"), tokenFor(user));
     assertThat(response.statusCode()).isEqualTo(409);
     assertThat(json.readTree(response.body()).get("code").asText()).isEqualTo("unserviceable");
     assertThat(get("/api/v1/offerings", adminToken()).body()).contains(unoffered);

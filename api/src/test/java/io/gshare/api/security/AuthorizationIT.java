@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -68,7 +70,7 @@ class AuthorizationIT extends ApiIntegrationTest {
   @Test
   void theSessionListComesInPagesThatNeitherRepeatNorSkip() throws Exception {
     // Five more, two with alice's first session's creation time: the id orders those.
-    java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(aliceSession));
+    List<String> all = new ArrayList<>(List.of(aliceSession));
     for (int i = 0; i < 5; i++) {
       String id = NewTestIds.next("ses");
       jdbc.sql("""
@@ -79,7 +81,7 @@ class AuthorizationIT extends ApiIntegrationTest {
           .param("offset", i < 2 ? 0 : i).update();
       all.add(id);
     }
-    java.util.List<String> walked = new java.util.ArrayList<>();
+    List<String> walked = new ArrayList<>();
     String next = null;
     int pages = 0;
     do {
@@ -142,8 +144,8 @@ class AuthorizationIT extends ApiIntegrationTest {
     assertThat(get("/api/v1/users/me", null).statusCode()).isEqualTo(401);
   }
 
-  private java.util.List<String> ids(String body) throws Exception {
-    java.util.List<String> ids = new java.util.ArrayList<>();
+  private List<String> ids(String body) throws Exception {
+    List<String> ids = new ArrayList<>();
     json.readTree(body).get("items").forEach(item -> ids.add(item.get("id").asText()));
     return ids;
   }

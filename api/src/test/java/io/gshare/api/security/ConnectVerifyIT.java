@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +62,7 @@ class ConnectVerifyIT extends ApiIntegrationTest {
    */
   private int verifyAsEnvoy(String method, String host, String forwardedHost, String path, String cookieToken)
       throws Exception {
-    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
       StringBuilder request = new StringBuilder(method + " /internal/connect/verify" + path + " HTTP/1.1\r\n")
           .append("Host: ").append(host).append("\r\n")
           .append("X-Forwarded-Proto: https\r\nContent-Length: 0\r\nConnection: close\r\n");
@@ -67,9 +72,9 @@ class ConnectVerifyIT extends ApiIntegrationTest {
       if (cookieToken != null) {
         request.append("Cookie: _xsrf=abc; gshare_token=").append(cookieToken).append("\r\n");
       }
-      socket.getOutputStream().write(request.append("\r\n").toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
-          java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+      socket.getOutputStream().write(request.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+      String status = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.US_ASCII)).readLine();
       return Integer.parseInt(status.split(" ")[1]);
     }
   }
@@ -87,14 +92,14 @@ class ConnectVerifyIT extends ApiIntegrationTest {
     assertThat(verifyAsEnvoy("GET", "other.example.com", null, path, ownerToken)).isEqualTo(403);
     assertThat(verifyAsEnvoy("GET", domain, null, "/not-a-session", ownerToken)).isEqualTo(403);
     // A browser's navigation without a cookie: Envoy hands the check's answer to the browser, a redirect to sign in.
-    java.net.http.HttpResponse<String> browser = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/internal/connect/verify"
+    HttpResponse<String> browser = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/internal/connect/verify"
             + path)).header("X-Forwarded-Host", domain).header("X-Forwarded-Proto", "https")
             .header("Accept", "text/html,application/xhtml+xml").build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpResponse.BodyHandlers.ofString());
     assertThat(browser.statusCode()).isEqualTo(302);
     assertThat(browser.headers().firstValue("Location").orElse("")).contains("/auth/connect?rd=")
-        .contains(java.net.URLEncoder.encode("https://" + domain + path, java.nio.charset.StandardCharsets.UTF_8));
+        .contains(URLEncoder.encode("https://" + domain + path, StandardCharsets.UTF_8));
   }
 
   @Test

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,9 +21,9 @@ class DefaultDenyIT extends ApiIntegrationTest {
 
   // The verify paths give their own verdicts (ConnectVerifyIT): the ingress-nginx shape and Envoy Gateway's.
   private static final Set<String> OPEN = Set.of(OpenPaths.HEALTHZ, OpenPaths.INTERNAL_JWKS, OpenPaths.CONNECT_VERIFY,
-      OpenPaths.CONNECT_VERIFY + "/**", io.gshare.api.security.SignInPaths.LOGIN, io.gshare.api.security.SignInPaths.LOGOUT,
-      io.gshare.api.security.SignInPaths.CONNECT, io.gshare.api.security.SignInPaths.CLI,
-      io.gshare.api.security.SignInPaths.CLI_TOKEN);
+      OpenPaths.CONNECT_VERIFY + "/**", SignInPaths.LOGIN, SignInPaths.LOGOUT,
+      SignInPaths.CONNECT, SignInPaths.CLI,
+      SignInPaths.CLI_TOKEN);
 
   @Autowired ObjectMapper json;
   @Autowired @Qualifier("requestMappingHandlerMapping") RequestMappingHandlerMapping mappings;
@@ -114,8 +117,8 @@ class DefaultDenyIT extends ApiIntegrationTest {
   }
 
   private HttpResponse<String> sendWithAuthorization(String path, String authorization) throws Exception {
-    var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+    var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .header("Authorization", authorization).GET().build();
-    return java.net.http.HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+    return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.NewTestIds;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,7 +28,7 @@ class InternalPlaneIT extends ApiIntegrationTest {
   }
 
   private String register(String name) {
-    String id = io.gshare.api.support.NewTestIds.next("clu");
+    String id = NewTestIds.next("clu");
     jdbc.sql("insert into clusters (id, name, status, session_domain) values (:id, :name, 'connected', :domain)")
         .param("id", id).param("name", id.replace('_', '-')).param("domain", id.replace('_', '-') + ".example.com").update();
     return id;
@@ -64,8 +67,8 @@ class InternalPlaneIT extends ApiIntegrationTest {
   @Test
   void anExpiredOperatorTokenIsA401() throws Exception {
     // Signed an hour in the past by a ring whose clock lags: expired well beyond the skew.
-    var lagging = new java.util.EnumMap<TokenKind, SigningKeyRing>(TokenKind.class);
-    var past = java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofHours(-2));
+    var lagging = new EnumMap<TokenKind, SigningKeyRing>(TokenKind.class);
+    var past = Clock.offset(Clock.systemUTC(), Duration.ofHours(-2));
     for (TokenKind kind : TokenKind.values()) {
       lagging.put(kind, SigningKeyRing.open(keyDir().resolve(kind.keySetFile()), kind.keySetName(), Duration.ofDays(8), false, past));
     }
@@ -124,7 +127,7 @@ class InternalPlaneIT extends ApiIntegrationTest {
     String owner = newUser("user");
     String sessionA = session(owner, clusterA);
     String sessionB = session(owner, clusterB);
-    String volumeB = io.gshare.api.support.NewTestIds.next("vol");
+    String volumeB = NewTestIds.next("vol");
     jdbc.sql("insert into volumes (id, owner_id, name, size_gb) values (:id, :o, :n, 10)")
         .param("id", volumeB).param("o", owner).param("n", volumeB.replace('_', '-')).update();
     jdbc.sql("insert into volume_claims (volume_id, cluster_id, pvc_name) values (:v, :c, 'pvc-b')")
@@ -175,7 +178,7 @@ class InternalPlaneIT extends ApiIntegrationTest {
   }
 
   private String session(String userId, String clusterId) {
-    String id = io.gshare.api.support.NewTestIds.next("ses");
+    String id = NewTestIds.next("ses");
     jdbc.sql("""
         insert into sessions (id, user_id, state, cluster_id, gpu_model, mode, price_per_hour, image_reference, workflow_id)
         values (:id, :u, 'running', :c, 'NVIDIA H100 80GB HBM3', 'exclusive', 4, 'img', :w)

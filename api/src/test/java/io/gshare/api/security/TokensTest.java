@@ -12,11 +12,15 @@ import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
 import com.nimbusds.jwt.SignedJWT;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Base64;
 import java.util.Date;
 import java.util.EnumMap;
 import java.util.Map;
@@ -63,8 +67,8 @@ class TokensTest {
   void aTamperedPayloadFailsTheSignature() {
     String token = tokens.sign(TokenKind.INTERNAL, "operator:clu_a", null, Duration.ofHours(1));
     String[] parts = token.split("\\.");
-    String forged = parts[0] + "." + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
-        new String(java.util.Base64.getUrlDecoder().decode(parts[1])).replace("clu_a", "clu_b").getBytes()) + "." + parts[2];
+    String forged = parts[0] + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(
+        new String(Base64.getUrlDecoder().decode(parts[1])).replace("clu_a", "clu_b").getBytes()) + "." + parts[2];
 
     assertThatThrownBy(() -> tokens.verify(TokenKind.INTERNAL, forged)).isInstanceOf(InvalidTokenException.class)
         .hasMessageContaining("rejected");
@@ -154,8 +158,8 @@ class TokensTest {
     String fromOther = otherReplica.sign(TokenKind.INTERNAL, "operator:clu_a", null, Duration.ofHours(1));
 
     clock.advance(Duration.ofSeconds(6)); // past the reload check interval
-    java.nio.file.Files.setLastModifiedTime(keyDir.resolve("internal.jwks.json"),
-        java.nio.file.attribute.FileTime.from(Instant.now().plusSeconds(5)));
+    Files.setLastModifiedTime(keyDir.resolve("internal.jwks.json"),
+        FileTime.from(Instant.now().plusSeconds(5)));
     assertThat(tokens.verify(TokenKind.INTERNAL, fromOther).subject()).isEqualTo("operator:clu_a");
     assertThat(rings.get(TokenKind.INTERNAL).signingKey().getKeyID()).isEqualTo(fresh.getKeyID());
   }
@@ -193,7 +197,7 @@ class TokensTest {
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
       return this;
     }
   }

@@ -6,17 +6,21 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.WorkflowIds;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowClient;
 import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.client.schedules.ScheduleListDescription;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,9 +44,9 @@ class IdleReaperIT extends ApiIntegrationTest {
   @Autowired ObjectMapper json;
   @Autowired CreditLedger ledger;
   @Autowired ScheduleClient schedules;
-  @Autowired io.temporal.client.WorkflowClient workflows;
+  @Autowired WorkflowClient workflows;
 
-  private static final List<AutoCloseable> closing = new java.util.ArrayList<>();
+  private static final List<AutoCloseable> closing = new ArrayList<>();
   private String admin;
 
   @AfterAll
@@ -116,9 +120,9 @@ class IdleReaperIT extends ApiIntegrationTest {
     workflows.listExecutions("WorkflowType = 'IdleReaper' AND ExecutionStatus = 'Completed'")
         .map(e -> e.getExecution().getWorkflowId())
         .filter(id -> workflows.fetchHistory(id).getEvents().stream().anyMatch(event -> event.getEventType()
-            == io.temporal.api.enums.v1.EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED))
+            == EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED))
         .findFirst()
-        .ifPresent(id -> io.gshare.api.support.HistoryRecorder.record(workflows, id, "idle-reaper"));
+        .ifPresent(id -> HistoryRecorder.record(workflows, id, "idle-reaper"));
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.temporal.client.schedules.ScheduleDescription;
 import io.temporal.client.schedules.ScheduleHandle;
 import io.temporal.client.schedules.ScheduleIntervalSpec;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -38,8 +39,8 @@ class MeteringScheduleIT extends ApiIntegrationTest {
         (ScheduleActionExecutionStartWorkflow) fired.getInfo().getRecentActions().get(0).getAction();
     assertThat(started.getWorkflowId()).startsWith(MeteringWorkflow.ID);
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() ->
-        workflows.newUntypedWorkflowStub(started.getWorkflowId(), java.util.Optional.of(started.getFirstExecutionRunId()),
-                java.util.Optional.empty())
+        workflows.newUntypedWorkflowStub(started.getWorkflowId(), Optional.of(started.getFirstExecutionRunId()),
+                Optional.empty())
             .describe().getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
   }
 }

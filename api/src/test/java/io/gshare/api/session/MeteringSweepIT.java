@@ -9,12 +9,14 @@ import io.gshare.core.credit.BillingWindows;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.workflows.session.MeteringResult;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -138,7 +140,7 @@ class MeteringSweepIT extends ApiIntegrationTest {
   /** The settlement of the seconds after the window's last full minute (five minutes from its opening). */
   private static BigDecimal partial(Instant opened, Instant closedAt) {
     long seconds = Duration.between(opened.plus(Duration.ofMinutes(5)), closedAt).toSeconds();
-    return PRICE.multiply(BigDecimal.valueOf(seconds)).divide(BigDecimal.valueOf(3600), 6, java.math.RoundingMode.HALF_UP);
+    return PRICE.multiply(BigDecimal.valueOf(seconds)).divide(BigDecimal.valueOf(3600), 6, RoundingMode.HALF_UP);
   }
 
   private String runningSession(String user, Instant openedAt, BigDecimal price) {
@@ -183,12 +185,12 @@ class MeteringSweepIT extends ApiIntegrationTest {
     }
 
     @Override
-    public java.time.ZoneId getZone() {
+    public ZoneId getZone() {
       return ZoneOffset.UTC;
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
       return this;
     }
 

@@ -7,14 +7,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.activities.control.MeteringActivitiesImpl;
+import io.gshare.activities.control.WorkerDeployer;
+import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
+import io.gshare.api.support.NewTestIds;
+import io.gshare.api.support.TemporalDevServerSupport;
 import io.gshare.core.credit.BillingWindows;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.localdeployer.LocalProcessWorkerDeployer;
-import io.gshare.activities.control.MeteringActivitiesImpl;
-import io.gshare.api.support.HistoryRecorder;
-import io.gshare.activities.control.WorkerDeployer;
-import io.gshare.api.support.ApiIntegrationTest;
-import io.gshare.api.support.NewTestIds;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.TaskQueues;
@@ -25,6 +26,8 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.math.BigDecimal;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -236,9 +239,9 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   }
 
   private void assertUiOpens(String link, String workflowId) throws Exception {
-    assertThat(link).startsWith(io.gshare.api.support.TemporalDevServerSupport.uiUrl() + "/namespaces/default/workflows/" + workflowId);
-    HttpResponse<String> page = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(URI.create(link)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(link).startsWith(TemporalDevServerSupport.uiUrl() + "/namespaces/default/workflows/" + workflowId);
+    HttpResponse<String> page = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(link)).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(page.statusCode()).as(link).isEqualTo(200);
     assertThat(page.body()).contains("<html");
   }

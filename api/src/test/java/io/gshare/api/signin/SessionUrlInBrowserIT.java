@@ -2,8 +2,10 @@ package io.gshare.api.signin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.api.security.SignInPaths;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
@@ -14,6 +16,7 @@ import java.net.CookiePolicy;
 import java.net.HttpCookie;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +63,7 @@ class SessionUrlInBrowserIT extends ApiIntegrationTest {
     Ingress ingress;
     try (var client = attached.sim().newClient()) {
       ingress = client.network().v1().ingresses().inNamespace("gshare-sessions")
-          .withName(io.gshare.activities.cluster.model.SessionObjects.name(session)).get();
+          .withName(SessionObjects.name(session)).get();
     }
     var annotations = ingress.getMetadata().getAnnotations();
     assertThat(annotations.get(Annotations.NGINX_AUTH_URL)).endsWith("/internal/connect/verify");
@@ -121,7 +125,7 @@ class SessionUrlInBrowserIT extends ApiIntegrationTest {
   }
 
   private String userOf(String token) throws IOException {
-    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(get("/api/v1/users/me", token).body())
+    return new ObjectMapper().readTree(get("/api/v1/users/me", token).body())
         .path("id").asText();
   }
 
@@ -213,8 +217,8 @@ class SessionUrlInBrowserIT extends ApiIntegrationTest {
   }
 
   private static void awaitListening(int port) {
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-      try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+    Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+      try (Socket socket = new Socket("127.0.0.1", port)) {
         return true;
       }
     });

@@ -1,10 +1,12 @@
 package io.gshare.api.support;
 
-import io.gshare.localdeployer.LocalProcessWorkerDeployer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.user.UserService;
+import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.io.IOException;
@@ -17,16 +19,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * Base of api integration tests: the whole Spring application on a random port, against a real
@@ -37,7 +44,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @AutoConfigureObservability(tracing = false)
 // Simulated clusters listen on 127.0.0.1; a subclass may set it back to false (its properties win).
 // The management server (health, metrics) on a random port of its own, as in production on 9090.
-@org.springframework.test.context.TestPropertySource(properties = {"gshare.dev.allow-loopback-kubeconfig=true",
+@TestPropertySource(properties = {"gshare.dev.allow-loopback-kubeconfig=true",
     "management.server.port=0"})
 public abstract class ApiIntegrationTest {
 
@@ -54,7 +61,7 @@ public abstract class ApiIntegrationTest {
   private static Path keyDir;
 
   @LocalServerPort protected int port;
-  @org.springframework.boot.test.web.server.LocalManagementPort protected int managementPort;
+  @LocalManagementPort protected int managementPort;
   @Autowired protected JdbcClient jdbc;
   @Autowired protected UserService userService;
   @Autowired protected Tokens tokens;
@@ -241,18 +248,18 @@ public abstract class ApiIntegrationTest {
   /** {@link #attachSimulator(String, String, String, int, long)} with the cluster's session domain given. */
   protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib,
       String sessionDomain) throws IOException {
-    KubeCluster sim = startCluster(new SimSeed("v1.37.2", java.util.List.of(
+    KubeCluster sim = startCluster(new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec(hostname, "exclusive", new SimSeed.GpuSpec(model, gpus, memoryMib, null),
-            java.util.Map.of())), null), prefix);
+            Map.of())), null), prefix);
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile(prefix, ".kubeconfig")));
-    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-    HttpResponse<String> registered = post("/api/v1/clusters", json.writeValueAsString(java.util.Map.of(
+    ObjectMapper json = new ObjectMapper();
+    HttpResponse<String> registered = post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next(prefix).replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
         sessionDomain)), adminToken());
-    com.fasterxml.jackson.databind.JsonNode accepted = json.readTree(registered.body());
+    JsonNode accepted = json.readTree(registered.body());
     String clusterId = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(180)).until(() -> "completed".equals(
+    Awaitility.await().atMost(Duration.ofSeconds(180)).until(() -> "completed".equals(
         json.readTree(get("/api/v1/operations/" + operation, adminToken()).body()).path("status").asText()));
     return new AttachedSimulator(sim, clusterId);
   }
@@ -265,7 +272,7 @@ public abstract class ApiIntegrationTest {
    * image made for it) and waits until it runs.
    */
   protected RunningSession startSession(String model) throws IOException {
-    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    ObjectMapper json = new ObjectMapper();
     String admin = adminToken();
     String offering = json.readTree(post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off")
         + "\",\"gpu_model\":\"" + model + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":1}", admin)
@@ -280,7 +287,7 @@ public abstract class ApiIntegrationTest {
     String owner = tokenFor(ownerId);
     String session = json.readTree(post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
         + image + "\"}", owner).body()).at("/session/id").asText();
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
+    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
         json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
     String card = json.readTree(get("/api/v1/sessions/" + session, owner).body()).path("gpus").get(0).path("uuid").asText();
     return new RunningSession(session, owner, card);

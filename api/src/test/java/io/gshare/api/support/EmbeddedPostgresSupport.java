@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * One real PostgreSQL server per test JVM (the zonky binaries), with a fresh database per caller so
@@ -50,7 +51,7 @@ public final class EmbeddedPostgresSupport {
   }
 
   public static DataSource dataSource(String jdbcUrl) {
-    org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+    PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(jdbcUrl);
     ds.setUser("postgres");
     return ds;

@@ -10,6 +10,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,7 +28,7 @@ public final class InProcessClusterWorker implements AutoCloseable {
     factory = WorkerFactory.newInstance(WorkflowClient.newInstance(stubs));
     kubernetes = cluster.newClient();
     String identity = "test-worker/" + clusterId;
-    factory.newWorker(TaskQueues.cluster(clusterId), io.temporal.worker.WorkerOptions.newBuilder().setIdentity(identity).build())
+    factory.newWorker(TaskQueues.cluster(clusterId), WorkerOptions.newBuilder().setIdentity(identity).build())
         .registerActivitiesImplementations(
         new ClusterActivitiesImpl(kubernetes),
         new WorkerPingActivitiesImpl(new WorkerIdentity(identity, "cluster-worker", "test")));

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real Prometheus server (Debian's {@code prometheus}, which {@code hack/tools.sh} unpacks into
@@ -112,7 +113,7 @@ public final class PrometheusServer implements AutoCloseable {
   public void close() {
     process.destroy();
     try {
-      if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly();
       }
     } catch (InterruptedException e) {

@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -65,7 +66,7 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     ReflectionTestUtils.setField(volumeService, "grace", SHORT_GRACE);
   }
 
-  @org.junit.jupiter.api.AfterEach
+  @AfterEach
   void theConfiguredGrace() {
     ReflectionTestUtils.setField(volumeService, "grace", configuredGrace);
   }

@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.core.volume.VolumeRepository;
 import java.net.http.HttpResponse;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +25,7 @@ class VolumeSyncIT extends ApiIntegrationTest {
   static final long GIB = 1024L * 1024 * 1024;
 
   @Autowired ObjectMapper json;
-  @Autowired io.gshare.core.volume.VolumeRepository volumes;
+  @Autowired VolumeRepository volumes;
 
   private String cluster;
   private String other;
@@ -53,7 +56,7 @@ class VolumeSyncIT extends ApiIntegrationTest {
   }
 
   private String sync(long capacityGib, Long usedBytes, long requestedGib, boolean allowsExpansion) throws Exception {
-    Map<String, Object> claim = new java.util.HashMap<>();
+    Map<String, Object> claim = new HashMap<>();
     claim.put("volume_id", volume);
     claim.put("pvc_name", pvc());
     claim.put("phase", "Bound");
@@ -63,8 +66,8 @@ class VolumeSyncIT extends ApiIntegrationTest {
       claim.put("used_bytes", usedBytes);
     }
     return json.writeValueAsString(Map.of(
-        "volumes", java.util.List.of(claim),
-        "storage_classes", java.util.List.of(Map.of("name", "gshare-sync-nfs", "allows_expansion", allowsExpansion,
+        "volumes", List.of(claim),
+        "storage_classes", List.of(Map.of("name", "gshare-sync-nfs", "allows_expansion", allowsExpansion,
             "csi_capacity_bytes", 2000 * GIB), Map.of("name", "local-path", "allows_expansion", false)),
         "storage_node_disk_bytes", 500 * GIB));
   }
@@ -99,7 +102,7 @@ class VolumeSyncIT extends ApiIntegrationTest {
 
   @Test
   void aClaimReportedBeforeAndGoneFromACompleteSyncIsRecordedMissingAndOneNotMadeYetIsLeftAlone() throws Exception {
-    String emptySync = json.writeValueAsString(Map.of("volumes", java.util.List.of()));
+    String emptySync = json.writeValueAsString(Map.of("volumes", List.of()));
     post(emptySync);
     assertThat(claimPhase()).as("recorded before the claim is made, never synced: not missing").isNull();
 
@@ -121,8 +124,8 @@ class VolumeSyncIT extends ApiIntegrationTest {
 
   @Test
   void aClusterWithoutThePoolsStorageClassIsReportedNotReady() throws Exception {
-    String body = json.writeValueAsString(Map.of("volumes", java.util.List.of(),
-        "storage_classes", java.util.List.of(Map.of("name", "local-path", "allows_expansion", false))));
+    String body = json.writeValueAsString(Map.of("volumes", List.of(),
+        "storage_classes", List.of(Map.of("name", "local-path", "allows_expansion", false))));
     HttpResponse<String> answer = post("/internal/v1/volumes/sync", body, operatorToken(other));
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
     assertThat(jdbc.sql("select storage_class_present from storage_pool_cluster_status where pool_id = :p and cluster_id = :c")

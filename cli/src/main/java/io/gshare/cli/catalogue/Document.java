@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.Json;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -17,7 +18,7 @@ final class Document {
 
   private Document() {}
 
-  static ObjectNode of(Path file, List<String> sets, java.io.InputStream stdin) {
+  static ObjectNode of(Path file, List<String> sets, InputStream stdin) {
     ObjectNode body;
     try {
       if (file == null) {

@@ -3,6 +3,7 @@ package io.gshare.cli.catalogue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.support.ApiClient;
+import io.gshare.cli.support.Json;
 import io.gshare.cli.support.Table;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ final class ResourceCommands {
     }
 
     private static JsonNode wrap(JsonNode one) {
-      return io.gshare.cli.support.Json.MAPPER.createArrayNode().add(one);
+      return Json.MAPPER.createArrayNode().add(one);
     }
   }
 

@@ -5,12 +5,14 @@ import io.gshare.cli.CliCommand;
 import io.gshare.cli.operation.OperationFollower;
 import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
+import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Table;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -143,14 +145,14 @@ public final class ClustersCommand {
     @Override
     public void run() {
       ApiClient api = api();
-      JsonNode raw = api.post(PATH + "/" + ApiClient.segment(resolve(api, cluster)) + "/connection-test", java.util.Map.of());
+      JsonNode raw = api.post(PATH + "/" + ApiClient.segment(resolve(api, cluster)) + "/connection-test", Map.of());
       Cluster.ConnectionTest test = ApiClient.convert(raw, Cluster.ConnectionTest.class);
       print(raw, () -> {
         Table table = Table.of("CHECK", "OK");
         new TreeMap<>(test.checks()).forEach((check, ok) -> table.row(check, Boolean.TRUE.equals(ok) ? "yes" : "NO"));
         return table;
       });
-      if (root().output() == io.gshare.cli.support.OutputFormat.TABLE) {
+      if (root().output() == OutputFormat.TABLE) {
         note(cluster + ": " + test.status() + (test.reason() == null ? "" : " — " + test.reason())
             + (test.gpuCount() == null ? "" : ", " + test.gpuCount() + " GPUs"));
       }

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.function.Function;
 
 /**
  * The config file, {@code <config dir>/config.yaml}: read whole, written whole to a temporary file made 0600 before
@@ -39,7 +40,7 @@ public final class ConfigStore {
    * The directory the config lives in: {@code $GSHARE_CONFIG_DIR}, else {@code $XDG_CONFIG_HOME/gshare}, else
    * {@code ~/.config/gshare}.
    */
-  public static Path defaultDir(java.util.function.Function<String, String> env) {
+  public static Path defaultDir(Function<String, String> env) {
     String explicit = env.apply("GSHARE_CONFIG_DIR");
     if (explicit != null && !explicit.isBlank()) {
       return Path.of(explicit);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.support.ApiClient;
+import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Table;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -45,7 +46,7 @@ public final class CreditsCommand extends CliCommand implements Runnable {
       credits.entries().forEach(e -> table.row(e.createdAt(), e.amount(), e.kind(), e.sessionId(), e.description()));
       return table;
     });
-    if (root().output() == io.gshare.cli.support.OutputFormat.TABLE) {
+    if (root().output() == OutputFormat.TABLE) {
       note("balance: " + credits.balance().toPlainString() + " credits (" + credits.userId() + ")");
     }
   }

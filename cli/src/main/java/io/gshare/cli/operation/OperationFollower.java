@@ -1,5 +1,6 @@
 package io.gshare.cli.operation;
 
+import io.gshare.cli.CliEnv;
 import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import java.time.Duration;
@@ -44,7 +45,7 @@ public final class OperationFollower {
    * What a command that started an operation does with it: with {@code --wait}, follows its steps to the end;
    * otherwise says (on stderr) how to follow it later. Nothing when no operation was started.
    */
-  public static void followOrAnnounce(io.gshare.cli.CliEnv env, ApiClient api, OperationRef operation, boolean wait,
+  public static void followOrAnnounce(CliEnv env, ApiClient api, OperationRef operation, boolean wait,
       Duration timeout) {
     if (operation == null) {
       return;

@@ -3,6 +3,7 @@ package io.gshare.cli.operation;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.support.ApiClient;
+import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Table;
 import java.time.Duration;
 import picocli.CommandLine.Command;
@@ -36,7 +37,7 @@ public final class OperationsCommand {
         operation.steps().forEach(s -> table.row(s.name(), s.status(), s.detail()));
         return table;
       });
-      if (root().output() == io.gshare.cli.support.OutputFormat.TABLE) {
+      if (root().output() == OutputFormat.TABLE) {
         note(operation.kind() + " " + operation.objectId() + ": " + operation.status()
             + (operation.error() == null ? "" : " — " + operation.error())
             + (operation.temporalUiUrl() == null ? "" : "\ntrace: " + operation.temporalUiUrl()));

@@ -3,6 +3,7 @@ package io.gshare.cli.session;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.Locale;
 
 /** A session as {@code /api/v1/sessions} describes it. */
 @JsonIgnoreProperties(ignoreUnknown = true)
@@ -16,11 +17,11 @@ public record Session(String id, String userId, String name, String state, Strin
     PENDING, CREATING, RUNNING, PAUSING, PAUSED, RESUMING, TERMINATING, TERMINATED, FAILED;
 
     public String wire() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
 
     public static State of(String wire) {
-      return valueOf(wire.toUpperCase(java.util.Locale.ROOT));
+      return valueOf(wire.toUpperCase(Locale.ROOT));
     }
 
     /** No command moves it any more. */

@@ -1,15 +1,18 @@
 package io.gshare.cli.session;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.operation.OperationList;
 import io.gshare.cli.operation.StepsPrinter;
 import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
+import io.gshare.cli.support.Json;
 import io.gshare.cli.support.Table;
 import java.net.URI;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -56,7 +59,7 @@ public final class SessionsCommand {
         shown = api.get(path(id));
       }
       SessionDetail detail = ApiClient.convert(shown, SessionDetail.class);
-      print(shown, () -> table(java.util.List.of(detail.session())));
+      print(shown, () -> table(List.of(detail.session())));
     }
   }
 
@@ -219,7 +222,7 @@ public final class SessionsCommand {
       ApiClient api = api();
       new SessionWatcher(api, env().pollInterval(), new StepsPrinter(terminal())).until(id, EnumSet.of(state), timeout);
       JsonNode raw = api.get(path(id));
-      print(raw, () -> table(java.util.List.of(ApiClient.convert(raw, SessionDetail.class).session())));
+      print(raw, () -> table(List.of(ApiClient.convert(raw, SessionDetail.class).session())));
     }
   }
 
@@ -237,7 +240,7 @@ public final class SessionsCommand {
       SessionDetail detail = ApiClient.convert(detailRaw, SessionDetail.class);
       JsonNode runsRaw = api.get(ApiClient.query("/api/v1/operations", "object_kind", "session", "object_id", id));
       OperationList runs = ApiClient.convert(runsRaw, OperationList.class);
-      com.fasterxml.jackson.databind.node.ObjectNode all = io.gshare.cli.support.Json.MAPPER.createObjectNode();
+      ObjectNode all = Json.MAPPER.createObjectNode();
       all.put("session_id", id);
       all.set("operation", detailRaw.path("operation"));
       all.set("runs", runsRaw.path("items"));

@@ -1,5 +1,6 @@
 package io.gshare.cli.support;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -20,7 +21,7 @@ public final class ApiProblemException extends RuntimeException {
   }
 
   /** The problem+json document; {@code errors} only for {@code validation_failed}. */
-  @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record ApiProblem(String type, String title, int status, String detail, String code,
       List<FieldError> errors, String operationId) {
 
@@ -41,6 +42,6 @@ public final class ApiProblemException extends RuntimeException {
     }
   }
 
-  @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record FieldError(String field, String message) {}
 }

@@ -2,15 +2,20 @@ package io.gshare.activities.cluster;
 
 import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.gshare.activities.cluster.model.PrepullObjects;
 import io.gshare.workflows.image.ImagePullClusterActivities;
 import io.gshare.workflows.image.ImagePullRequest;
 import io.gshare.workflows.image.ImagePullResult;
 import io.gshare.workflows.image.NodePull;
+import io.gshare.workflows.kube.Labels;
 import io.temporal.activity.Activity;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,8 +165,8 @@ public class ImagePullClusterActivitiesImpl implements ImagePullClusterActivitie
         : pod.getStatus().getContainerStatuses();
   }
 
-  private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<Pod, io.fabric8.kubernetes.api.model.PodList,
-      io.fabric8.kubernetes.client.dsl.PodResource> pods() {
+  private NonNamespaceOperation<Pod, PodList,
+      PodResource> pods() {
     return client.pods().inNamespace(PrepullObjects.NAMESPACE);
   }
 
@@ -170,8 +175,8 @@ public class ImagePullClusterActivitiesImpl implements ImagePullClusterActivitie
    * before the cluster's first session, and a real apiserver refuses a pod in a namespace that does not exist.
    */
   private void ensureNamespace() {
-    client.resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-        .withName(PrepullObjects.NAMESPACE).withLabels(io.gshare.workflows.kube.Labels.managedByGshare().toMap())
+    client.resource(new NamespaceBuilder().withNewMetadata()
+        .withName(PrepullObjects.NAMESPACE).withLabels(Labels.managedByGshare().toMap())
         .endMetadata().build()).fieldManager(SessionClusterActivitiesImpl.FIELD_MANAGER).forceConflicts().serverSideApply();
   }
 

@@ -2,7 +2,9 @@ package io.gshare.activities.cluster;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gshare.workflows.kube.Annotations;
@@ -36,8 +38,8 @@ public class NodeClusterActivitiesImpl implements NodeClusterActivities {
   /** @param retryEvery the pause between eviction passes while pods remain (refused, or still terminating) */
   public NodeClusterActivitiesImpl(KubernetesClient client, Duration retryEvery) {
     this.client = client;
-    this.evictions = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-        .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
+    this.evictions = new KubernetesClientBuilder()
+        .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
         .build();
     this.retryEvery = retryEvery;
   }

@@ -1,22 +1,32 @@
 package io.gshare.activities.cluster;
 
-import io.gshare.workflows.common.FailureTypes;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
+import io.fabric8.kubernetes.client.dsl.PodResource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.gshare.activities.cluster.model.SessionObjects;
+import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.kube.Labels;
 import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
+import io.gshare.workflows.session.SessionRoute;
 import io.gshare.workflows.session.SessionVolume;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
-import io.fabric8.kubernetes.client.dsl.PodResource;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -63,7 +73,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
 
   @Override
   public void ensureObjects(SessionPod session) {
-    apply(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+    apply(new NamespaceBuilder().withNewMetadata()
         .withName(SessionObjects.NAMESPACE).withLabels(Labels.managedByGshare().toMap()).endMetadata().build());
     if (session.volume() != null) {
       ensureClaim(session.volume());
@@ -77,7 +87,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       }
     }
     apply(SessionObjects.service(session));
-    if (session.routeOrDefault().routing() == io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API) {
+    if (session.routeOrDefault().routing() == SessionRoute.Routing.GATEWAY_API) {
       applyGeneric(SessionObjects.BACKEND, SessionObjects.authBackend(session));
       applyGeneric(SessionObjects.HTTP_ROUTE, SessionObjects.httpRoute(session));
       applyGeneric(SessionObjects.SECURITY_POLICY, SessionObjects.securityPolicy(session));
@@ -220,7 +230,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   private void delete(PodResource resource) {
     resource.delete();
     try {
-      resource.waitUntilCondition(java.util.Objects::isNull, deletionWait.toMillis(), TimeUnit.MILLISECONDS);
+      resource.waitUntilCondition(Objects::isNull, deletionWait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (KubernetesClientTimeoutException stillThere) {
       throw new IllegalStateException("a pod of the session is still terminating after " + deletionWait.toSeconds()
           + "s; trying again");
@@ -229,7 +239,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
 
   private static String imageOf(Pod pod) {
     return pod.getSpec().getContainers().get(0).getEnv().stream().filter(e -> "IMAGE".equals(e.getName()))
-        .map(io.fabric8.kubernetes.api.model.EnvVar::getValue).findFirst().orElse(null);
+        .map(EnvVar::getValue).findFirst().orElse(null);
   }
 
   private static String phaseOf(Pod pod) {
@@ -282,8 +292,8 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       throw new IllegalStateException("the kubelet of " + pod.getSpec().getNodeName() + " refused the checkpoint");
     }
     // {"items": ["/var/lib/kubelet/checkpoints/checkpoint-<pod>-<container>-<time>.tar"]}
-    Object items = client.getKubernetesSerialization().unmarshal(answer, java.util.Map.class).get("items");
-    if (!(items instanceof java.util.List<?> archives) || archives.isEmpty()) {
+    Object items = client.getKubernetesSerialization().unmarshal(answer, Map.class).get("items");
+    if (!(items instanceof List<?> archives) || archives.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure("the kubelet answered no checkpoint archive: " + answer,
           FailureTypes.CHECKPOINT_IMPOSSIBLE);
     }
@@ -295,7 +305,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   @Override
   public void applyRoute(SessionPod session) {
     String name = SessionObjects.name(session.sessionId());
-    if (session.routeOrDefault().routing() == io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API) {
+    if (session.routeOrDefault().routing() == SessionRoute.Routing.GATEWAY_API) {
       applyGeneric(SessionObjects.BACKEND, SessionObjects.authBackend(session));
       applyGeneric(SessionObjects.HTTP_ROUTE, SessionObjects.httpRoute(session));
       applyGeneric(SessionObjects.SECURITY_POLICY, SessionObjects.securityPolicy(session));
@@ -314,10 +324,10 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
    * remove.
    */
   private void deleteGatewayRoute(String name) {
-    for (var type : java.util.List.of(SessionObjects.SECURITY_POLICY, SessionObjects.HTTP_ROUTE)) {
+    for (var type : List.of(SessionObjects.SECURITY_POLICY, SessionObjects.HTTP_ROUTE)) {
       try {
         client.genericKubernetesResources(context(type)).inNamespace(SessionObjects.NAMESPACE).withName(name).delete();
-      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      } catch (KubernetesClientException e) {
         if (e.getCode() != 404) {
           throw e;
         }
@@ -339,22 +349,22 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   /** A client like the worker's whose requests may last as long as a checkpoint; made on first use. */
   private synchronized KubernetesClient checkpointClient() {
     if (checkpointClient == null) {
-      checkpointClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-          .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+      checkpointClient = new KubernetesClientBuilder()
+          .withConfig(new ConfigBuilder(client.getConfiguration())
               .withRequestTimeout((int) CHECKPOINT_TIMEOUT.plusMinutes(1).toMillis()).build())
           .build();
     }
     return checkpointClient;
   }
 
-  private void applyGeneric(SessionObjects.Kind type, io.fabric8.kubernetes.api.model.GenericKubernetesResource object) {
+  private void applyGeneric(SessionObjects.Kind type, GenericKubernetesResource object) {
     client.genericKubernetesResources(context(type)).inNamespace(SessionObjects.NAMESPACE).resource(object)
         .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
   }
 
   /** The client's description of a kind the model names, with its plural: no discovery round trip. */
-  public static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context(SessionObjects.Kind type) {
-    return new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder().withGroup(type.group())
+  public static ResourceDefinitionContext context(SessionObjects.Kind type) {
+    return new ResourceDefinitionContext.Builder().withGroup(type.group())
         .withVersion(type.version()).withKind(type.kind()).withPlural(type.plural()).withNamespaced(true).build();
   }
 

@@ -18,6 +18,7 @@ import io.temporal.testing.TestActivityEnvironment;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,9 +109,9 @@ class ImagePullClusterActivitiesImplTest {
     ImagePullResult result = activities.pull(new ImagePullRequest("img_1", ref, List.of(NODE_0, NODE_1, NODE_2)));
 
     assertThat(result.nodes()).extracting(NodePull::hostname, NodePull::outcome).containsExactly(
-        org.assertj.core.groups.Tuple.tuple(NODE_0, NodePull.PULLED),
-        org.assertj.core.groups.Tuple.tuple(NODE_1, NodePull.FAILED),
-        org.assertj.core.groups.Tuple.tuple(NODE_2, NodePull.PULLED));
+        Tuple.tuple(NODE_0, NodePull.PULLED),
+        Tuple.tuple(NODE_1, NodePull.FAILED),
+        Tuple.tuple(NODE_2, NodePull.PULLED));
     assertThat(result.nodes().get(1).detail()).startsWith("ErrImagePull: ").contains(ref)
         .contains("no space left on device");
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(imagesOn(NODE_0)).contains(ref));

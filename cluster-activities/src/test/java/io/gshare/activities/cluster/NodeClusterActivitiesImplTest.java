@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gshare.activities.SharedKubeCluster;
 import io.gshare.sim.SimSeed;
 import io.gshare.workflows.kube.Annotations;
@@ -48,8 +50,8 @@ class NodeClusterActivitiesImplTest {
     client = SharedKubeCluster.get().newClient();
     // A merge patch, not edit(): edit sends the resourceVersion it read, and KWOK writes the new node's status
     // meanwhile (a 409 Conflict seen in a CI run).
-    client.nodes().withName(DRAINED).patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-        io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+    client.nodes().withName(DRAINED).patch(PatchContext.of(
+        PatchType.JSON_MERGE),
         "{\"spec\":{\"taints\":[{\"key\":\"" + ISOLATED + "\",\"effect\":\"NoSchedule\"}]}}");
     for (String namespace : List.of("team-a", "team-b", "monitoring")) {
       SharedKubeCluster.ensureNamespace(client, namespace);

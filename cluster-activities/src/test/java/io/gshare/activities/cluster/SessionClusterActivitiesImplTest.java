@@ -29,6 +29,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.session.CheckpointImage;
+import io.gshare.workflows.session.SessionRoute;
 
 /**
  * A session's objects on a real apiserver (the module's shared {@link KubeCluster}), the pods placed by the HAMi
@@ -63,7 +69,7 @@ class SessionClusterActivitiesImplTest {
   private static void installKind(SessionObjects.Kind kind) {
     String name = kind.plural() + "." + kind.group();
     client.apiextensions().v1().customResourceDefinitions().resource(
-        new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder().withNewMetadata()
+        new CustomResourceDefinitionBuilder().withNewMetadata()
             .withName(name)
             // required of a *.k8s.io group; the Gateway API's CRDs carry this one
             .addToAnnotations("api-approved.kubernetes.io", "https://github.com/kubernetes-sigs/gateway-api/pull/2466")
@@ -105,8 +111,8 @@ class SessionClusterActivitiesImplTest {
   }
 
   /** This session's pods (the namespace is shared with the module's other tests). */
-  private static List<io.fabric8.kubernetes.api.model.Pod> podsOf(String sessionId) {
-    return client.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(io.gshare.workflows.kube.LabelKeys.SESSION_ID, sessionId).list()
+  private static List<Pod> podsOf(String sessionId) {
+    return client.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(LabelKeys.SESSION_ID, sessionId).list()
         .getItems();
   }
 
@@ -127,13 +133,13 @@ class SessionClusterActivitiesImplTest {
     SessionPod base = session("ses_g", 1, null);
     SessionPod gateway = new SessionPod(base.sessionId(), base.userId(), base.placement(), base.imageReference(),
         base.port(), base.path(), base.sessionDomain(), base.authUrl(), null, null,
-        new io.gshare.workflows.session.SessionRoute(io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API,
+        new SessionRoute(SessionRoute.Routing.GATEWAY_API,
             "envoy-gateway-system", "gshare"));
     assertThat(activities.startPod(gateway).phase()).isEqualTo("Running");
 
     assertThat(client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get())
         .isNull();
-    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    var json = new ObjectMapper();
     var route = json.valueToTree(client.genericKubernetesResources(SessionClusterActivitiesImpl.context(
         SessionObjects.HTTP_ROUTE)).inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get()
         .getAdditionalProperties().get("spec"));
@@ -187,7 +193,7 @@ class SessionClusterActivitiesImplTest {
 
   @Test
   void aCheckpointImageIsBuiltOnceByAPodOnItsNodeWhichTheSessionsDeleteRemoves() {
-    var checkpoint = new io.gshare.workflows.session.CheckpointImage("ses_c", NODE,
+    var checkpoint = new CheckpointImage("ses_c", NODE,
         "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "10.10.0.191:5000/ckpt/gshare-ses-c:ckpt-1",
         "registry.example.com/tools/buildah:1");
 
@@ -209,7 +215,7 @@ class SessionClusterActivitiesImplTest {
 
   @Test
   void aCheckpointImageThatCannotBeBuiltFailsForGood() {
-    var checkpoint = new io.gshare.workflows.session.CheckpointImage("ses_d", NODE,
+    var checkpoint = new CheckpointImage("ses_d", NODE,
         "/var/lib/kubelet/checkpoints/checkpoint-y.tar", "10.10.0.191:5000/ckpt/gshare-ses-d:ckpt-1",
         "registry.example.com/tools/buildah:1");
     sim.failPod(SessionObjects.NAMESPACE, "gshare-ckpt-ses-d", "Error"); // told before the pod exists

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Metadata;
+import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
@@ -22,6 +24,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -36,11 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
 class TemporalClientAuthTest {
 
   @TempDir static Path dir;
-  private static io.grpc.Server server;
+  private static Server server;
   private static final List<String> authorizations = new CopyOnWriteArrayList<>();
 
   private static void openssl(String... args) throws Exception {
-    List<String> command = new java.util.ArrayList<>(List.of("openssl"));
+    List<String> command = new ArrayList<>(List.of("openssl"));
     command.addAll(List.of(args));
     Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes());
@@ -117,10 +120,10 @@ class TemporalClientAuthTest {
   void withoutTheClientCertificateOrTheServerNameTheHandshakeFails() {
     TemporalClientAuth noClientCert = new TemporalClientAuth(null, null, dir.resolve("ca.crt"), "temporal.example.com",
         null);
-    assertThatThrownBy(() -> call(noClientCert)).isInstanceOf(io.grpc.StatusRuntimeException.class);
+    assertThatThrownBy(() -> call(noClientCert)).isInstanceOf(StatusRuntimeException.class);
     TemporalClientAuth wrongName = new TemporalClientAuth(dir.resolve("client.crt"), dir.resolve("client.key"),
         dir.resolve("ca.crt"), null, null);
-    assertThatThrownBy(() -> call(wrongName)).isInstanceOf(io.grpc.StatusRuntimeException.class);
+    assertThatThrownBy(() -> call(wrongName)).isInstanceOf(StatusRuntimeException.class);
   }
 
   @Test

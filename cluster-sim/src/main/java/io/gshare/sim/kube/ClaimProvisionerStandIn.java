@@ -31,6 +31,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -581,7 +582,7 @@ public final class ClaimProvisionerStandIn implements AutoCloseable {
         ? List.<PersistentVolumeClaimCondition>of() : claim.getStatus().getConditions()) {
       if (!RESIZE_CONDITIONS.contains(c.getType())) {
         Map<String, Object> condition = JSON.convertValue(c, new TypeReference<LinkedHashMap<String, Object>>() {});
-        condition.values().removeIf(java.util.Objects::isNull);
+        condition.values().removeIf(Objects::isNull);
         kept.add(condition);
       }
     }

@@ -10,10 +10,14 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gshare.workflows.kube.Annotations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -487,10 +491,10 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
     }
     String condition = "{\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\","
         + "\"reason\":\"Unschedulable\",\"message\":" + quote(message) + ",\"lastTransitionTime\":\""
-        + clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + "\"}]}}";
+        + clock.instant().truncatedTo(ChronoUnit.SECONDS) + "\"}]}}";
     client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-        .subresource("status").patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-            io.fabric8.kubernetes.client.dsl.base.PatchType.STRATEGIC_MERGE), condition);
+        .subresource("status").patch(PatchContext.of(
+            PatchType.STRATEGIC_MERGE), condition);
     log.info("HAMi stand-in cannot place pod {}/{}: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
         message);
   }
@@ -503,9 +507,9 @@ public final class HamiSchedulerStandIn implements AutoCloseable {
     }
   }
 
-  private static void patchAnnotations(io.fabric8.kubernetes.client.dsl.Resource<?> resource, Map<String, String> values) {
-    resource.patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-        io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":"
+  private static void patchAnnotations(Resource<?> resource, Map<String, String> values) {
+    resource.patch(PatchContext.of(
+        PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":"
         + quoteMap(values) + "}}");
   }
 

@@ -4,7 +4,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.gshare.sim.ClusterView;
 import io.gshare.sim.GpuMetrics;
@@ -192,8 +194,8 @@ public final class KubeCluster implements AutoCloseable {
   /** An admin client for tests and tools; production code builds its own from the kubeconfig. */
   public KubernetesClient newClient() {
     return proxy == null ? kubernetes.newClient()
-        : new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-            .withConfig(io.fabric8.kubernetes.client.Config.fromKubeconfig(adminKubeconfig())).build();
+        : new KubernetesClientBuilder()
+            .withConfig(Config.fromKubeconfig(adminKubeconfig())).build();
   }
 
   /** The admin's kubeconfig, naming the fault proxy when it is on. */

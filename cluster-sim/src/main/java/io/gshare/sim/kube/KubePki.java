@@ -10,13 +10,16 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.Provider;
 import java.security.SecureRandom;
+import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.stream.Stream;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
@@ -27,10 +30,15 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.jce.provider.BouncyCastleProvider;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
@@ -54,7 +62,7 @@ final class KubePki {
   private static final Duration VALIDITY = Duration.ofDays(3650);
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final KeyPair[] LEAF_KEYS = new KeyPair[4];
-  private static final java.security.Provider BOUNCY_CASTLE = new org.bouncycastle.jce.provider.BouncyCastleProvider();
+  private static final Provider BOUNCY_CASTLE = new BouncyCastleProvider();
 
   /** A PEM certificate and its PEM key, as files. */
   record Pair(Path certificate, Path key) {}
@@ -127,7 +135,7 @@ final class KubePki {
       return new Pair(cert, key);
     }
     KeyPair keys = leafKey(file);
-    GeneralName[] names = java.util.stream.Stream.concat(
+    GeneralName[] names = Stream.concat(
             dnsNames.stream().map(n -> new GeneralName(GeneralName.dNSName, n)),
             ipAddresses.stream().map(ip -> new GeneralName(GeneralName.iPAddress, ip)))
         .toArray(GeneralName[]::new);
@@ -240,18 +248,18 @@ final class KubePki {
     }
 
     static X509Certificate readCertificate(Path file) throws IOException {
-      try (var parser = new org.bouncycastle.openssl.PEMParser(Files.newBufferedReader(file))) {
+      try (var parser = new PEMParser(Files.newBufferedReader(file))) {
         return new JcaX509CertificateConverter()
-            .getCertificate((org.bouncycastle.cert.X509CertificateHolder) parser.readObject());
-      } catch (java.security.cert.CertificateException e) {
+            .getCertificate((X509CertificateHolder) parser.readObject());
+      } catch (CertificateException e) {
         throw new IOException("not a certificate: " + file, e);
       }
     }
 
     static KeyPair readKeyPair(Path file) throws IOException {
-      try (var parser = new org.bouncycastle.openssl.PEMParser(Files.newBufferedReader(file))) {
-        return new org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter()
-            .getKeyPair((org.bouncycastle.openssl.PEMKeyPair) parser.readObject());
+      try (var parser = new PEMParser(Files.newBufferedReader(file))) {
+        return new JcaPEMKeyConverter()
+            .getKeyPair((PEMKeyPair) parser.readObject());
       }
     }
   }

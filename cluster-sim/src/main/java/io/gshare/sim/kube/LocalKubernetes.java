@@ -1,5 +1,7 @@
 package io.gshare.sim.kube;
 
+import io.fabric8.kubernetes.api.model.AuthInfo;
+import io.fabric8.kubernetes.api.model.AuthInfoBuilder;
 import io.fabric8.kubernetes.api.model.ConfigBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
@@ -7,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -258,7 +261,7 @@ public final class LocalKubernetes implements AutoCloseable {
       String yaml = Files.readString(tools.kwokStages()) + "\n---\n"
           + new String(extra.readAllBytes(), StandardCharsets.UTF_8);
       List<GenericKubernetesResource> stages = new ArrayList<>();
-      for (var item : client.load(new java.io.ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items()) {
+      for (var item : client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items()) {
         stages.add(new KubernetesSerialization().convertValue(item, GenericKubernetesResource.class));
       }
       List<String> other = stages.stream().map(s -> (String) s.get("spec", "resourceRef", "kind"))
@@ -341,7 +344,7 @@ public final class LocalKubernetes implements AutoCloseable {
 
   /** A kubeconfig that authenticates with {@code token}: what a service account's holder would use. */
   public String kubeconfigForToken(String token) {
-    return kubeconfig("token-user", new io.fabric8.kubernetes.api.model.AuthInfoBuilder().withToken(token).build());
+    return kubeconfig("token-user", new AuthInfoBuilder().withToken(token).build());
   }
 
   /** The apiserver's {@code gitVersion}: {@code v1.37.2}. */
@@ -352,7 +355,7 @@ public final class LocalKubernetes implements AutoCloseable {
   }
 
   private Path writeCertificateKubeconfig(Path file, String user, KubePki.Pair certificate) {
-    String yaml = kubeconfig(user, new io.fabric8.kubernetes.api.model.AuthInfoBuilder()
+    String yaml = kubeconfig(user, new AuthInfoBuilder()
         .withClientCertificateData(base64(read(certificate.certificate())))
         .withClientKeyData(base64(read(certificate.key()))).build());
     try {
@@ -364,7 +367,7 @@ public final class LocalKubernetes implements AutoCloseable {
     return file;
   }
 
-  private String kubeconfig(String user, io.fabric8.kubernetes.api.model.AuthInfo auth) {
+  private String kubeconfig(String user, AuthInfo auth) {
     var config = new ConfigBuilder()
         .addNewCluster().withName("gshare-local").withNewCluster().withServer(url())
         .withCertificateAuthorityData(base64(pki.caCertificatePem())).endCluster().endCluster()
@@ -389,7 +392,7 @@ public final class LocalKubernetes implements AutoCloseable {
     }
   }
 
-  private void awaitHttp(String what, String url, java.util.function.Predicate<String> ok, Duration timeout) {
+  private void awaitHttp(String what, String url, Predicate<String> ok, Duration timeout) {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     await(what, timeout, () -> {
       try {

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -17,6 +19,7 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.gshare.sim.SimSeed;
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -239,11 +242,11 @@ class FaultProxyIT {
     admin.serviceAccounts().inNamespace("default").resource(new ServiceAccountBuilder().withNewMetadata()
         .withName(account).endMetadata().build()).serverSideApply();
     if (canWatch) {
-      admin.rbac().roles().inNamespace("default").resource(new io.fabric8.kubernetes.api.model.rbac.RoleBuilder()
+      admin.rbac().roles().inNamespace("default").resource(new RoleBuilder()
           .withNewMetadata().withName(account).endMetadata().addNewRule().withApiGroups("")
           .withResources("configmaps").withVerbs("list", "watch").endRule().build()).serverSideApply();
       admin.rbac().roleBindings().inNamespace("default").resource(
-          new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder().withNewMetadata().withName(account)
+          new RoleBindingBuilder().withNewMetadata().withName(account)
               .endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", account)
               .addNewSubject().withKind("ServiceAccount").withName(account).withNamespace("default").endSubject()
               .build()).serverSideApply();
@@ -256,7 +259,7 @@ class FaultProxyIT {
     KeyStore trusted = KeyStore.getInstance("PKCS12");
     trusted.load(null, null);
     trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509")
-        .generateCertificate(new java.io.ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII))));
+        .generateCertificate(new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII))));
     TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     trust.init(trusted);
     SSLContext context = SSLContext.getInstance("TLS");

@@ -7,14 +7,15 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gshare.sim.SimSeed;
 import io.gshare.sim.SimObjects;
+import io.gshare.sim.SimSeed;
 import io.gshare.workflows.kube.SimulatorInfo;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,7 +85,7 @@ class KubeClusterIT {
   void hamisSchedulerHeldBindsNothingUntilResumed() throws Exception {
     Pod waiting = new PodBuilder(pod("waits-for-hami", null)).editSpec().withNodeName(null)
         .withSchedulerName(HamiSchedulerStandIn.SCHEDULER_NAME)
-        .withNodeSelector(java.util.Map.of("kubernetes.io/hostname", "sim-cpu-0")).endSpec().build();
+        .withNodeSelector(Map.of("kubernetes.io/hostname", "sim-cpu-0")).endSpec().build();
     cluster.hami().holdBinding();
     try {
       client.pods().inNamespace("default").resource(waiting).create();

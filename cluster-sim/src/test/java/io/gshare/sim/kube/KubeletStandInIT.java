@@ -41,8 +41,10 @@ import java.nio.file.Files;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -360,7 +362,7 @@ class KubeletStandInIT {
     return await().atMost(Duration.ofSeconds(60)).until(() -> client.pods().inNamespace(NS).withLabel("job-name", job)
             .list().getItems().stream().filter(p -> p.getStatus() != null && "Succeeded".equals(p.getStatus().getPhase()))
             .map(p -> p.getMetadata().getName()).findFirst().orElse(null),
-        java.util.Objects::nonNull);
+        Objects::nonNull);
   }
 
   private static JsonNode pod(JsonNode summary, String name) {
@@ -444,7 +446,7 @@ class KubeletStandInIT {
   }
 
   private static String kubectl(String... args) throws Exception {
-    List<String> command = new java.util.ArrayList<>(List.of(kube.tools().kubectl().toString(),
+    List<String> command = new ArrayList<>(List.of(kube.tools().kubectl().toString(),
         "--kubeconfig=" + kube.kubeconfig()));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -14,11 +14,13 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gshare.sim.SimSeed;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,7 +89,7 @@ class LocalKubernetesIT {
     client.resource(deployment("rolls-out", 2)).create();
     Deployment rolled = client.apps().deployments().inNamespace("default").withName("rolls-out")
         .waitUntilCondition(d -> d.getStatus() != null && Integer.valueOf(2).equals(d.getStatus().getAvailableReplicas()),
-            60, java.util.concurrent.TimeUnit.SECONDS);
+            60, TimeUnit.SECONDS);
     assertThat(rolled.getStatus().getReadyReplicas()).isEqualTo(2);
     client.resource(rolled).delete();
   }
@@ -160,8 +162,8 @@ class LocalKubernetesIT {
         kube.kubeconfig().toString()));
     command.addAll(List.of(arguments));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    if (!process.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)) {
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(2, TimeUnit.MINUTES)) {
       process.destroyForcibly();
       throw new AssertionError("kubectl " + String.join(" ", arguments) + " ran past 2 minutes");
     }

@@ -1,5 +1,6 @@
 package io.gshare.activities.control;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -153,7 +154,7 @@ public class ClusterRemoteActivitiesImpl implements ClusterRemoteActivities {
     });
   }
 
-  private static Object apply(KubernetesClient client, io.fabric8.kubernetes.api.model.HasMetadata object) {
+  private static Object apply(KubernetesClient client, HasMetadata object) {
     return client.resource(object).fieldManager(WorkerObjects.FIELD_MANAGER).forceConflicts().serverSideApply();
   }
 }

@@ -3,6 +3,8 @@ package io.gshare.activities.control;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.AgentObjects;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The production deployer: a one-replica Deployment in gshare-system, server-side applied, and the usage agent's
@@ -27,7 +29,7 @@ public final class KubernetesWorkerDeployer implements WorkerDeployer {
     // The Temporal credentials an operator put in this cluster, if any (only the keys: their values stay there).
     var credentials = cluster.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TEMPORAL_CLIENT_SECRET)
         .get();
-    java.util.Set<String> keys = new java.util.TreeSet<>();
+    Set<String> keys = new TreeSet<>();
     if (credentials != null) {
       if (credentials.getData() != null) {
         keys.addAll(credentials.getData().keySet());

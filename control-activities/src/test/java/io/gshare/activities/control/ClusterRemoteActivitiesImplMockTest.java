@@ -3,16 +3,22 @@ package io.gshare.activities.control;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.SharedKubeCluster;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.cluster.ClusterDescription;
+import io.gshare.workflows.cluster.IssuedToken;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +57,7 @@ class ClusterRemoteActivitiesImplMockTest {
         "IfNotPresent", "temporal.example.com:7233", "default", "https://gshare.example.com", 15, 300);
     activities = new ClusterRemoteActivitiesImpl(
         id -> kubeconfig, id -> new OperatorTokenSigner.Signed("token-" + signed.incrementAndGet() + "-for-" + id, "jti-" + signed.get(),
-            java.time.Instant.EPOCH, java.time.Instant.EPOCH.plusSeconds(60)), new KubernetesWorkerDeployer(settings));
+            Instant.EPOCH, Instant.EPOCH.plusSeconds(60)), new KubernetesWorkerDeployer(settings));
   }
 
   /** What a test installed goes (the detach's own removal, then what only a test made). */
@@ -81,9 +87,9 @@ class ClusterRemoteActivitiesImplMockTest {
   @Test
   void theProbeRecordsWhichClusterTheKubeconfigReaches() throws Exception {
     String kubeconfig = Files.readString(cluster.writeKubeconfig(dir.resolve("kubeconfig-id")));
-    java.util.List<String> seen = new java.util.ArrayList<>();
+    List<String> seen = new ArrayList<>();
     ClusterRemoteActivitiesImpl recording = new ClusterRemoteActivitiesImpl(id -> kubeconfig,
-        id -> new OperatorTokenSigner.Signed("t", "j", java.time.Instant.EPOCH, java.time.Instant.EPOCH), null,
+        id -> new OperatorTokenSigner.Signed("t", "j", Instant.EPOCH, Instant.EPOCH), null,
         OperatorTokenLedger.NONE, (id, uid) -> seen.add(id + " " + uid));
     recording.probeApiserver("clu_a");
     String uid = observer.namespaces().withName("kube-system").get().getMetadata().getUid();
@@ -95,7 +101,7 @@ class ClusterRemoteActivitiesImplMockTest {
   @Test
   void installsTheWorkerIdempotently() {
     // A worker Deployment under the name it had before it took the operator guide's: a redeploy replaces it.
-    observer.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+    observer.namespaces().resource(new NamespaceBuilder().withNewMetadata()
         .withName("gshare-system").endMetadata().build()).createOr(n -> n.update());
     observer.apps().deployments().inNamespace("gshare-system").resource(new io.fabric8.kubernetes.api.model.apps
         .DeploymentBuilder().withNewMetadata().withName("gshare-cluster-worker").endMetadata().withNewSpec()
@@ -134,17 +140,17 @@ class ClusterRemoteActivitiesImplMockTest {
   @Test
   void aRotationRewritesTheSecretRecordsTheTokenAndReturnsItsIdNeverTheToken() throws Exception {
     String kubeconfig = Files.readString(cluster.writeKubeconfig(dir.resolve("kubeconfig-2")));
-    java.util.List<String> recorded = new java.util.ArrayList<>();
+    List<String> recorded = new ArrayList<>();
     ClusterRemoteActivitiesImpl withLedger = new ClusterRemoteActivitiesImpl(id -> kubeconfig,
         id -> new OperatorTokenSigner.Signed("token-" + signed.incrementAndGet() + "-for-" + id, "jti-" + signed.get(),
-            java.time.Instant.EPOCH, java.time.Instant.EPOCH.plusSeconds(60)),
+            Instant.EPOCH, Instant.EPOCH.plusSeconds(60)),
         null, (id, jti, iat, exp) -> recorded.add(id + " " + jti + " " + exp), ClusterIdentityLedger.NONE);
     withLedger.prepareNamespace("clu_a");
     withLedger.installOperatorToken("clu_a");
 
     var issued = withLedger.rotateOperatorToken("clu_a");
 
-    assertThat(issued).isEqualTo(new io.gshare.workflows.cluster.IssuedToken("clu_a", "jti-2", 0, 60_000));
+    assertThat(issued).isEqualTo(new IssuedToken("clu_a", "jti-2", 0, 60_000));
     assertThat(issued.toString()).doesNotContain("token-2");
     assertThat(secretValue("gshare-operator-internal-jwt", "internal-jwt")).isEqualTo("token-2-for-clu_a");
     // The attach's token and the rotation's, each recorded when written.
@@ -154,7 +160,7 @@ class ClusterRemoteActivitiesImplMockTest {
   @Test
   void theTemporalCredentialsAnOperatorPutInTheClusterAreMountedAndNamedToTheWorker() {
     activities.prepareNamespace("clu_a");
-    observer.secrets().inNamespace("gshare-system").resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+    observer.secrets().inNamespace("gshare-system").resource(new SecretBuilder()
         .withNewMetadata().withName("gshare-temporal-client").endMetadata()
         .addToStringData("tls.crt", "cert").addToStringData("tls.key", "key").addToStringData("ca.crt", "ca")
         .addToStringData("server-name", "temporal.example.com").build()).create();
@@ -216,7 +222,7 @@ class ClusterRemoteActivitiesImplMockTest {
         users: [{name: x, user: {token: t}}]
         """;
     ClusterRemoteActivitiesImpl unreachable = new ClusterRemoteActivitiesImpl(id -> dead,
-        id -> new OperatorTokenSigner.Signed("t", "j", java.time.Instant.EPOCH, java.time.Instant.EPOCH), null);
+        id -> new OperatorTokenSigner.Signed("t", "j", Instant.EPOCH, Instant.EPOCH), null);
     assertThatThrownBy(() -> unreachable.probeApiserver("clu_x")).isInstanceOf(RuntimeException.class);
     try (KubernetesClient client = unreachable.client("clu_x")) {
       assertThat(client.getConfiguration().getRequestRetryBackoffLimit()).isZero();

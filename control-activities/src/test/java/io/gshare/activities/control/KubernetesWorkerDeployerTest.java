@@ -2,6 +2,7 @@ package io.gshare.activities.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.SharedKubeCluster;
 import io.gshare.activities.cluster.model.AgentObjects;
@@ -19,7 +20,7 @@ class KubernetesWorkerDeployerTest {
   void theDeployerAppliesTheAgentWhereEnabledAndRemovesItWhereNot() {
     // The module's shared real cluster: the apiserver admits the DaemonSet as the deployer applies it.
     try (KubernetesClient client = SharedKubeCluster.get().newClient()) {
-      client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata()
           .withName(WorkerObjects.NAMESPACE).endMetadata().build()).createOr(n -> n.update());
       String deployed = new KubernetesWorkerDeployer(SETTINGS, true).ensureRunning("clu_a", client);
       assertThat(deployed).contains(AgentObjects.DAEMON_SET);

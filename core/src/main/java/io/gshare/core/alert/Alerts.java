@@ -6,6 +6,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -129,7 +130,7 @@ public class Alerts {
   }
 
   private static Alert map(ResultSet rs, int row) throws SQLException {
-    java.sql.Timestamp ends = rs.getTimestamp("ends_at");
+    Timestamp ends = rs.getTimestamp("ends_at");
     return new Alert(rs.getLong("id"), rs.getString("name"), rs.getString("fingerprint"), rs.getString("severity"),
         rs.getString("object_kind"), rs.getString("object_id"), rs.getString("cluster_id"), rs.getString("summary"),
         rs.getString("status"), rs.getTimestamp("starts_at").toInstant(), ends == null ? null : ends.toInstant(),

@@ -1,5 +1,6 @@
 package io.gshare.core.audit;
 
+import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -52,7 +53,7 @@ public class AuditLog {
         on conflict (dedup_key) do update
            set occurrences = audit_events.occurrences + 1, last_at = excluded.last_at, reason = excluded.reason
         """)
-        .param("at", java.sql.Timestamp.from(clock.instant()))
+        .param("at", Timestamp.from(clock.instant()))
         .param("actor", actor).param("action", ACCESS_DENIED).param("kind", objectKind).param("id", objectId)
         .param("reason", reason).param("key", dedupKey)
         .update();

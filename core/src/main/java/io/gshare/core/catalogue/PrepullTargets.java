@@ -1,5 +1,7 @@
 package io.gshare.core.catalogue;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -53,7 +55,7 @@ public class PrepullTargets {
         .query(PrepullTargets::map).list();
   }
 
-  private static Node map(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+  private static Node map(ResultSet rs, int row) throws SQLException {
     return new Node(rs.getString("id"), rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("liveness"),
         rs.getString("gpu_mode"), rs.getString("cluster_status"));
   }

@@ -1,6 +1,7 @@
 package io.gshare.core.cluster;
 
 import io.gshare.core.node.Liveness;
+import io.gshare.workflows.session.SessionRoute;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -101,17 +102,17 @@ public class ClusterRepository {
   }
 
   /** How the cluster routes session URLs, for the specs of its sessions; ingress-nginx for an unknown cluster. */
-  public io.gshare.workflows.session.SessionRoute sessionRouteOf(String id) {
+  public SessionRoute sessionRouteOf(String id) {
     return jdbc.sql("select session_routing, session_gateway from clusters where id = :id").param("id", id)
         .query((rs, row) -> {
-          var routing = io.gshare.workflows.session.SessionRoute.Routing.fromWire(rs.getString(1));
+          var routing = SessionRoute.Routing.fromWire(rs.getString(1));
           String gateway = rs.getString(2);
-          return routing == io.gshare.workflows.session.SessionRoute.Routing.GATEWAY_API && gateway != null
-              ? new io.gshare.workflows.session.SessionRoute(routing, gateway.substring(0, gateway.indexOf('/')),
+          return routing == SessionRoute.Routing.GATEWAY_API && gateway != null
+              ? new SessionRoute(routing, gateway.substring(0, gateway.indexOf('/')),
                   gateway.substring(gateway.indexOf('/') + 1))
-              : io.gshare.workflows.session.SessionRoute.INGRESS_NGINX;
+              : SessionRoute.INGRESS_NGINX;
         })
-        .optional().orElse(io.gshare.workflows.session.SessionRoute.INGRESS_NGINX);
+        .optional().orElse(SessionRoute.INGRESS_NGINX);
   }
 
   /** Where the cluster's worker reads GPU activity; empty for an unknown cluster. */

@@ -2,6 +2,8 @@ package io.gshare.core.credit;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
@@ -163,7 +165,7 @@ public final class BillingWindows {
         .param("now", Timestamp.from(now)).param("id", window.id()).update();
   }
 
-  private static Window window(java.sql.ResultSet rs) throws java.sql.SQLException {
+  private static Window window(ResultSet rs) throws SQLException {
     return new Window(rs.getString("id"), rs.getString("session_id"), rs.getString("account_id"),
         rs.getBigDecimal("price_per_hour"), rs.getTimestamp("opened_at").toInstant(),
         rs.getTimestamp("charged_through").toInstant());

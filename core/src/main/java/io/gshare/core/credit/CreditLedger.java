@@ -4,15 +4,17 @@ import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
 
 /**
  * The credits ledger: append-only entries, each under an idempotency key, so every write here is one
  * idempotent call. The account balance moves only through the ledger's trigger, in the same
  * transaction as the entry. Reusing a key for a different entry is a bug and is refused.
  */
-@org.springframework.stereotype.Component
+@Component
 public class CreditLedger {
 
   /** The outcome of a write: the entry's id, and whether this call booked it or found it booked. */
@@ -25,11 +27,11 @@ public class CreditLedger {
   }
 
   /** One entry as an account's statement shows it. */
-  public record Entry(long id, java.math.BigDecimal amount, String kind, String sessionId, java.time.Instant bucketStart,
-      String description, java.time.Instant createdAt) {}
+  public record Entry(long id, BigDecimal amount, String kind, String sessionId, Instant bucketStart,
+      String description, Instant createdAt) {}
 
   /** The account's latest entries, newest first. */
-  public java.util.List<Entry> entries(String accountId, int limit) {
+  public List<Entry> entries(String accountId, int limit) {
     return jdbc.sql("""
         select * from credit_ledger where account_id = :a order by created_at desc, id desc limit :limit
         """).param("a", accountId).param("limit", limit)
@@ -39,7 +41,7 @@ public class CreditLedger {
         .list();
   }
 
-  private static java.time.Instant instantOf(java.sql.Timestamp ts) {
+  private static Instant instantOf(Timestamp ts) {
     return ts == null ? null : ts.toInstant();
   }
 

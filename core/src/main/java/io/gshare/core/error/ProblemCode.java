@@ -1,6 +1,7 @@
 package io.gshare.core.error;
 
 import java.net.URI;
+import java.util.Locale;
 
 /**
  * Every error the API answers with, by stable code. The code is the last part of the problem
@@ -52,7 +53,7 @@ public enum ProblemCode {
 
   /** The wire name, e.g. {@code insufficient_capacity}. */
   public String code() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 
   public URI type() {

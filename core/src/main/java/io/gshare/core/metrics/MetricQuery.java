@@ -2,6 +2,7 @@ package io.gshare.core.metrics;
 
 import io.gshare.workflows.common.WireEnum;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -127,7 +128,7 @@ public enum MetricQuery implements WireEnum {
   }
 
   /** A regular expression matching exactly these values (each escaped as RE2 needs), for {@code =~}. */
-  static String alternation(java.util.List<String> values) {
+  static String alternation(List<String> values) {
     if (values.isEmpty()) {
       // matches nothing: a session without cards has no card series
       return "^$";

@@ -3,6 +3,8 @@ package io.gshare.core.operation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.workflows.common.OperationProgress;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
@@ -74,7 +76,7 @@ public class OperationRepository {
         .list();
   }
 
-  private static Row map(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+  private static Row map(ResultSet rs, int row) throws SQLException {
     return new Row(rs.getString("id"), rs.getString("kind"), rs.getString("object_id"), rs.getString("status"),
         rs.getString("steps"), rs.getString("error"), rs.getString("created_by"), instant(rs.getTimestamp("started_at")),
         instant(rs.getTimestamp("ended_at")));

@@ -8,9 +8,11 @@ import io.gshare.core.policy.Policy;
 import io.gshare.core.policy.PolicyRepository;
 import io.gshare.workflows.session.GpuPlacement;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -47,7 +49,7 @@ public class PlacementService {
   private final Admission admission;
   private final AllocationRepository allocations;
   private final Liveness liveness;
-  private final org.springframework.beans.factory.ObjectProvider<Observer> observers;
+  private final ObjectProvider<Observer> observers;
 
   /** Told of every allocation decision, a create's or a resume's (the api measures them). */
   public interface Observer {
@@ -55,12 +57,12 @@ public class PlacementService {
      * @param outcome {@code placed}, or the problem code of the refusal ({@code insufficient_capacity}, ...)
      * @param took how long the decision took, admission included
      */
-    void decided(String outcome, java.time.Duration took);
+    void decided(String outcome, Duration took);
   }
 
   PlacementService(OfferingRepository offerings, PolicyRepository policies, Admission admission,
       AllocationRepository allocations, Liveness liveness,
-      org.springframework.beans.factory.ObjectProvider<Observer> observers) {
+      ObjectProvider<Observer> observers) {
     this.offerings = offerings;
     this.policies = policies;
     this.admission = admission;
@@ -78,11 +80,11 @@ public class PlacementService {
       Decision decision = decide(request, true);
       outcome = "placed";
       return decision;
-    } catch (io.gshare.core.error.GshareException refused) {
+    } catch (GshareException refused) {
       outcome = refused.code().code();
       throw refused;
     } finally {
-      java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - started);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
       String decided = outcome;
       observers.forEach(o -> o.decided(decided, took));
     }

@@ -1,10 +1,15 @@
 package io.gshare.core.session;
 
+import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.SessionRecord;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +44,7 @@ public class SessionRepository {
 
   /** A new session's row, before it is placed. */
   public record NewSession(String id, String userId, String name, String offeringId, String gpuModel, String mode,
-      java.math.BigDecimal pricePerHour, String imageId, String imageReference, String volumeId, String workflowId) {}
+      BigDecimal pricePerHour, String imageId, String imageReference, String volumeId, String workflowId) {}
 
   /** Where a placed session's cluster serves it: its session domain, its name, its checkpoint registry. */
   public record ClusterTarget(String sessionDomain, String name, String checkpointRegistry) {}
@@ -47,7 +52,7 @@ public class SessionRepository {
   /** A session not ended, with what recovery needs to start its workflow again. */
   public record Unfinished(String id, String userId, String clusterId, String state, String imageReference, int port,
       String path, String domain, String checkpoint, String mode, String model, String teamId, String volumeId,
-      String checkpointRegistry, java.time.Duration runUsed) {}
+      String checkpointRegistry, Duration runUsed) {}
 
   public void insertPending(NewSession n) {
     jdbc.sql("""
@@ -69,7 +74,7 @@ public class SessionRepository {
   }
 
   /** The session is placed: creating, on its cluster and node. */
-  public void markPlaced(String sessionId, io.gshare.workflows.session.GpuPlacement where, String clusterName) {
+  public void markPlaced(String sessionId, GpuPlacement where, String clusterName) {
     jdbc.sql("""
         update sessions set state = 'creating', cluster_id = :c, cluster_name = :cn, node_id = :n, node_hostname = :h
          where id = :id
@@ -123,12 +128,12 @@ public class SessionRepository {
         """)
         .query((rs, n) -> new Unfinished(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
             rs.getInt(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10), rs.getString(11),
-            rs.getString(12), rs.getString(13), rs.getString(14), java.time.Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
+            rs.getString(12), rs.getString(13), rs.getString(14), Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
         .list();
   }
 
   /** Where the session's held GPUs are, as a placement; empty when it holds none (or their node is gone). */
-  public Optional<io.gshare.workflows.session.GpuPlacement> heldPlacementOf(String sessionId, String clusterId, String mode,
+  public Optional<GpuPlacement> heldPlacementOf(String sessionId, String clusterId, String mode,
       String model) {
     record Held(String uuid, String nodeId, String hostname, Integer mem, Integer cores, boolean lossless) {}
     List<Held> held = jdbc.sql("""
@@ -143,7 +148,7 @@ public class SessionRepository {
       return Optional.empty();
     }
     Held first = held.get(0);
-    return Optional.of(new io.gshare.workflows.session.GpuPlacement(clusterId, first.nodeId(), first.hostname(), mode, model,
+    return Optional.of(new GpuPlacement(clusterId, first.nodeId(), first.hostname(), mode, model,
         held.stream().map(Held::uuid).toList(), first.mem(), first.cores(), first.lossless()));
   }
 
@@ -160,9 +165,9 @@ public class SessionRepository {
   }
 
   /** Credits charged to the session so far: minutes and settlements, less refunds. */
-  public java.math.BigDecimal costSoFar(String sessionId) {
+  public BigDecimal costSoFar(String sessionId) {
     return jdbc.sql("select coalesce(-sum(amount), 0) from credit_ledger where session_id = :s")
-        .param("s", sessionId).query(java.math.BigDecimal.class).single();
+        .param("s", sessionId).query(BigDecimal.class).single();
   }
 
   /** What a session URL check needs: the owner, the cluster's session domain, the state. */
@@ -188,7 +193,7 @@ public class SessionRepository {
   }
 
   /** Writes the state a session's workflow reached, with what comes with it (URL, node, pause kind, checkpoint). */
-  public void record(io.gshare.workflows.session.SessionRecord r) {
+  public void record(SessionRecord r) {
     jdbc.sql("""
         update sessions set
                state = :state,
@@ -225,14 +230,14 @@ public class SessionRepository {
   public record Cursor(Instant createdAt, String id) {
 
     public String encode() {
-      return java.util.Base64.getUrlEncoder().withoutPadding()
-          .encodeToString((createdAt + "|" + id).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return Base64.getUrlEncoder().withoutPadding()
+          .encodeToString((createdAt + "|" + id).getBytes(StandardCharsets.UTF_8));
     }
 
     /** The cursor {@link #encode} made; {@link IllegalArgumentException} for anything else. */
     public static Cursor decode(String text) {
       try {
-        String plain = new String(java.util.Base64.getUrlDecoder().decode(text), java.nio.charset.StandardCharsets.UTF_8);
+        String plain = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
         int bar = plain.indexOf('|');
         return new Cursor(Instant.parse(plain.substring(0, bar)), plain.substring(bar + 1));
       } catch (RuntimeException e) {

@@ -11,8 +11,10 @@ import io.gshare.core.user.UserRepository;
 import io.gshare.core.volume.StoragePoolRepository.StoragePool;
 import io.gshare.core.volume.VolumeExpansionRepository.Expansion;
 import io.gshare.core.volume.VolumeRepository.Volume;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -107,7 +109,7 @@ public class Volumes {
       throw new GshareException(ProblemCode.VOLUME_IN_USE, "volume " + volumeId + " is used by session " + user[0]
           + " (" + user[1] + "); end that session before deleting the volume", Map.of("session_id", user[0]));
     });
-    VolumeStatus previous = VolumeStatus.valueOf(volume.status().toUpperCase(java.util.Locale.ROOT));
+    VolumeStatus previous = VolumeStatus.valueOf(volume.status().toUpperCase(Locale.ROOT));
     volumes.markDeleting(volumeId, grace);
     Volume deleted = volumes.find(volumeId).orElseThrow();
     audit.changed(actor, "volume.deleted", "volume", volumeId, null, Map.of("owner_id", volume.ownerId(),
@@ -258,7 +260,7 @@ public class Volumes {
   }
 
   private Instant now() {
-    return jdbc.sql("select now()").query(java.sql.Timestamp.class).single().toInstant();
+    return jdbc.sql("select now()").query(Timestamp.class).single().toInstant();
   }
 
   private static String userOf(String actor) {

@@ -7,6 +7,7 @@ import io.gshare.workflows.session.GpuPlacement;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** Binpack and spread over candidate GPUs, without Postgres. */
@@ -76,7 +77,7 @@ class PlacementStrategyTest {
   void packingReadsItsWireNamesAndRefusesOthers() {
     assertThat(Packing.fromWire("binpack")).isEqualTo(Packing.BINPACK);
     assertThat(Packing.fromWire("spread")).isEqualTo(Packing.SPREAD);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Packing.fromWire("random"))
+    Assertions.assertThatThrownBy(() -> Packing.fromWire("random"))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

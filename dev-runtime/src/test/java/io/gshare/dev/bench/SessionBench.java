@@ -30,6 +30,10 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * Benchmark, not a test: drives the dev runtime (real api and cluster-worker processes, embedded
@@ -53,7 +57,7 @@ public final class SessionBench {
   public static void main(String[] args) {
     try {
       List<Integer> steps = args.length > 0
-          ? java.util.Arrays.stream(args[0].split(",")).map(String::trim).map(Integer::parseInt).toList()
+          ? Arrays.stream(args[0].split(",")).map(String::trim).map(Integer::parseInt).toList()
           : List.of(8, 32, 64, 128);
       int perUser = args.length > 1 ? Integer.parseInt(args[1]) : 2;
       if (steps.isEmpty() || steps.stream().anyMatch(n -> n < 1) || perUser < 1) {
@@ -72,13 +76,13 @@ public final class SessionBench {
   }
 
   /** A cluster big enough for 128 concurrent slices: 16 nodes of 8 A100s, 10 slices each. */
-  static java.nio.file.Path seed() throws IOException {
+  static Path seed() throws IOException {
     StringBuilder yaml = new StringBuilder("kubernetesVersion: v1.36.0\nnodes:\n");
     for (int i = 0; i < 16; i++) {
       yaml.append("  - name: sim-a100-").append(i).append("\n    gpuMode: fractional\n")
           .append("    gpus: { model: \"NVIDIA A100-SXM4-40GB\", count: 8, memoryMib: 40960, splitCount: 10 }\n");
     }
-    java.nio.file.Path file = Files.createTempFile("gshare-bench-seed", ".yaml");
+    Path file = Files.createTempFile("gshare-bench-seed", ".yaml");
     Files.writeString(file, yaml);
     return file;
   }
@@ -103,7 +107,7 @@ public final class SessionBench {
       System.out.println("(no /proc here: CPU figures are zero)");
     }
     try (DevRuntime runtime = DevRuntime.start(options)) {
-      ApiClient api = new ApiClient(runtime.apiUrl(), java.time.Duration.ofMinutes(2));
+      ApiClient api = new ApiClient(runtime.apiUrl(), Duration.ofMinutes(2));
       String admin = runtime.adminToken();
       String offering = api.call("POST", "/api/v1/offerings", admin,
           "{\"name\":\"bench-slice\",\"gpu_model\":\"NVIDIA A100-SXM4-40GB\",\"mode\":\"fractional\","
@@ -266,7 +270,7 @@ public final class SessionBench {
               .endMetadata().withNewSpec().addNewPort().withPort(80).endPort().endSpec().build()).create();
           k8s.network().v1().ingresses().inNamespace("gshare-sessions").resource(
               // A real apiserver refuses an Ingress with neither rules nor a default backend.
-              new io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder().withNewMetadata().withName(name).endMetadata()
+              new IngressBuilder().withNewMetadata().withName(name).endMetadata()
                   .withNewSpec().withNewDefaultBackend().withNewService().withName(name).withNewPort().withNumber(80)
                   .endPort().endService().endDefaultBackend().endSpec().build()).create();
           k8s.pods().inNamespace("gshare-sessions").withName(name).get();

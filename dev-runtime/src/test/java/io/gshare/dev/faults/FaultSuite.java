@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.dev.DemoCatalogue;
@@ -17,16 +19,30 @@ import io.temporal.api.taskqueue.v1.TaskQueue;
 import io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.math.BigDecimal;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,6 +50,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,7 +112,7 @@ abstract class FaultSuite {
     int width = table.keySet().stream().mapToInt(String::length).max().orElse(8) + 3;
     StringBuilder out = new StringBuilder(String.format("%-" + width + "s%-40s %-8s%s%n", "SCENARIO", "INVARIANTS",
         "TIME", "WHAT GSHARE DID"));
-    table.entrySet().stream().sorted(java.util.Comparator.comparing(e -> Integer.parseInt(e.getKey().split(" ")[0])))
+    table.entrySet().stream().sorted(Comparator.comparing(e -> Integer.parseInt(e.getKey().split(" ")[0])))
         .forEach(e -> out.append(String.format("%-" + width + "s%s%n", e.getKey(), e.getValue())));
     System.out.println(out);
     Files.writeString(Path.of("target", "fault-suite-" + getClass().getSimpleName() + ".txt"), out.toString());
@@ -103,7 +121,7 @@ abstract class FaultSuite {
     }
     if (dataDir != null) {
       try (var paths = Files.walk(dataDir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }
@@ -145,10 +163,10 @@ abstract class FaultSuite {
         return null;
       }
       String token = secret.getData() != null && secret.getData().containsKey(WorkerObjects.TOKEN_KEY)
-          ? new String(java.util.Base64.getDecoder().decode(secret.getData().get(WorkerObjects.TOKEN_KEY)),
-              java.nio.charset.StandardCharsets.UTF_8)
+          ? new String(Base64.getDecoder().decode(secret.getData().get(WorkerObjects.TOKEN_KEY)),
+              StandardCharsets.UTF_8)
           : secret.getStringData().get(WorkerObjects.TOKEN_KEY);
-      return JSON.readTree(java.util.Base64.getUrlDecoder().decode(token.split("\\.")[1])).path("jti").asText();
+      return JSON.readTree(Base64.getUrlDecoder().decode(token.split("\\.")[1])).path("jti").asText();
     }
   }
 
@@ -160,7 +178,7 @@ abstract class FaultSuite {
 
   void flood(TestInfo info, Instant started, String operator, List<Long> userLatencies, ExecutorService others)
       throws Exception {
-    java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
+    AtomicBoolean flooding = new AtomicBoolean(true);
     Future<List<Integer>> userAnswers = others.submit(() -> {
       List<Integer> statuses = new ArrayList<>();
       while (flooding.get()) {
@@ -190,7 +208,7 @@ abstract class FaultSuite {
 
     // Creates: the default policy allows two sessions at once for the flood; a burst of 200 creates.
     JsonNode policy = send("GET", "/api/v1/policies/default", null, admin, Map.of()).body();
-    com.fasterxml.jackson.databind.node.ObjectNode input = JSON.createObjectNode();
+    ObjectNode input = JSON.createObjectNode();
     for (String member : List.of("max_concurrent_sessions", "max_runtime_minutes", "max_runtime_action",
         "idle_timeout_minutes", "idle_timeout_minutes_fractional", "overflow", "placement", "min_balance_to_start",
         "volume_quota_gb", "volume_quota_count", "team_volume_quota_gb", "team_volume_quota_count")) {
@@ -274,7 +292,7 @@ abstract class FaultSuite {
         .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
     command.environment().put("SCHEMATHESIS_TELEMETRY", "false");
     Process run = command.start();
-    if (!run.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
+    if (!run.waitFor(5, TimeUnit.MINUTES)) {
       run.destroyForcibly();
       return List.of(name + ": schemathesis did not finish within 5 minutes");
     }
@@ -293,32 +311,32 @@ abstract class FaultSuite {
    */
   String declaredOversizedReport() throws Exception {
     URI api = URI.create(runtime.apiUrl());
-    try (java.net.Socket socket = new java.net.Socket(api.getHost(), api.getPort())) {
+    try (Socket socket = new Socket(api.getHost(), api.getPort())) {
       socket.setSoTimeout(10_000);
       String head = "POST /internal/v1/inventory HTTP/1.1\r\nHost: " + api.getHost() + "\r\nAuthorization: Bearer "
           + operatorToken() + "\r\nContent-Type: application/json\r\nContent-Length: " + (64L * 1024 * 1024 + 1)
           + "\r\n\r\n{";
-      socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
       socket.getOutputStream().flush();
-      return new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
-          java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+      return new BufferedReader(new InputStreamReader(socket.getInputStream(),
+          StandardCharsets.US_ASCII)).readLine();
     }
   }
 
   /** Row counts of the tables only a request writes (background work writes usage, audit, operations, alerts). */
   Map<String, Long> writtenRows() throws Exception {
     Map<String, Long> counts = new TreeMap<>();
-    try (java.sql.Connection db = java.sql.DriverManager.getConnection(runtime.dbUrl());
-        java.sql.Statement statement = db.createStatement()) {
+    try (Connection db = DriverManager.getConnection(runtime.dbUrl());
+        Statement statement = db.createStatement()) {
       for (String table : List.of("teams", "users", "api_tokens", "credit_accounts", "policies", "clusters",
           "node_pools", "offerings", "images", "storage_pools", "storage_pool_clusters", "volumes", "volume_claims",
           "volume_expansions", "sessions", "connect_codes", "cli_sign_in_codes")) {
-        try (java.sql.ResultSet rows = statement.executeQuery("select count(*) from " + table)) {
+        try (ResultSet rows = statement.executeQuery("select count(*) from " + table)) {
           rows.next();
           counts.put(table, rows.getLong(1));
         }
       }
-      try (java.sql.ResultSet rows = statement.executeQuery(
+      try (ResultSet rows = statement.executeQuery(
           "select count(*) from credit_ledger where kind in ('grant', 'adjustment', 'refund')")) {
         rows.next();
         counts.put("credit_ledger (grants, adjustments, refunds)", rows.getLong(1));
@@ -335,12 +353,12 @@ abstract class FaultSuite {
   }
 
   Instant workerLastSeen(String cluster) throws Exception {
-    try (java.sql.Connection db = java.sql.DriverManager.getConnection(runtime.dbUrl());
-        java.sql.PreparedStatement query = db.prepareStatement("select worker_last_seen_at from clusters where id = ?")) {
+    try (Connection db = DriverManager.getConnection(runtime.dbUrl());
+        PreparedStatement query = db.prepareStatement("select worker_last_seen_at from clusters where id = ?")) {
       query.setString(1, cluster);
-      try (java.sql.ResultSet row = query.executeQuery()) {
+      try (ResultSet row = query.executeQuery()) {
         row.next();
-        java.sql.Timestamp seen = row.getTimestamp(1);
+        Timestamp seen = row.getTimestamp(1);
         return seen == null ? Instant.EPOCH : seen.toInstant();
       }
     }
@@ -364,7 +382,7 @@ abstract class FaultSuite {
     return id;
   }
 
-  List<io.fabric8.kubernetes.api.model.PersistentVolumeClaim> claims(String volume) {
+  List<PersistentVolumeClaim> claims(String volume) {
     try (KubernetesClient kube = kube()) {
       return kube.persistentVolumeClaims().inAnyNamespace().withLabel(LabelKeys.VOLUME_ID, volume).list().getItems();
     }
@@ -447,11 +465,11 @@ abstract class FaultSuite {
     throw new AssertionError("no live worker polls " + queue);
   }
 
-  static <T> Iterable<T> iterable(java.util.Iterator<T> iterator) {
+  static <T> Iterable<T> iterable(Iterator<T> iterator) {
     return () -> iterator;
   }
 
-  void grant(String userId, java.math.BigDecimal amount, String key) throws Exception {
+  void grant(String userId, BigDecimal amount, String key) throws Exception {
     Answer granted = send("POST", "/api/v1/credits/grants", "{\"user_id\":\"" + userId + "\",\"amount\":"
         + amount.toPlainString() + ",\"idempotency_key\":\"" + key + "-" + userId + "\"}", admin, Map.of());
     assertThat(granted.status()).as(granted.body().toString()).isIn(200, 201);
@@ -506,12 +524,12 @@ abstract class FaultSuite {
   /** The operator token of the cluster's worker, read from its Secret as the kubelet mounts it. */
   String operatorToken() {
     try (KubernetesClient kube = kube()) {
-      var secret = kube.secrets().inNamespace(io.gshare.activities.cluster.model.WorkerObjects.NAMESPACE)
-          .withName(io.gshare.activities.cluster.model.WorkerObjects.TOKEN_SECRET).get();
-      String key = io.gshare.activities.cluster.model.WorkerObjects.TOKEN_KEY;
+      var secret = kube.secrets().inNamespace(WorkerObjects.NAMESPACE)
+          .withName(WorkerObjects.TOKEN_SECRET).get();
+      String key = WorkerObjects.TOKEN_KEY;
       if (secret.getData() != null && secret.getData().containsKey(key)) {
-        return new String(java.util.Base64.getDecoder().decode(secret.getData().get(key)),
-            java.nio.charset.StandardCharsets.UTF_8).trim();
+        return new String(Base64.getDecoder().decode(secret.getData().get(key)),
+            StandardCharsets.UTF_8).trim();
       }
       return secret.getStringData().get(key).trim();
     }
@@ -519,7 +537,7 @@ abstract class FaultSuite {
 
   // ---------------------------------------------------------------------------------------------------------------
 
-  record BigDecimalBalance(java.math.BigDecimal value) {}
+  record BigDecimalBalance(BigDecimal value) {}
 
   BigDecimalBalance balance(String userId) throws Exception {
     return new BigDecimalBalance(send("GET", "/api/v1/credits?user_id=" + userId, null, admin, Map.of()).body()
@@ -562,7 +580,7 @@ abstract class FaultSuite {
 
   /** How many billing windows the session has, and how many of them are open. */
   List<Long> billingWindows(String session) throws Exception {
-    try (var db = java.sql.DriverManager.getConnection(runtime.dbUrl());
+    try (var db = DriverManager.getConnection(runtime.dbUrl());
         var query = db.prepareStatement("select count(*), count(*) filter (where closed_at is null) from billing_windows"
             + " where session_id = ?")) {
       query.setString(1, session);

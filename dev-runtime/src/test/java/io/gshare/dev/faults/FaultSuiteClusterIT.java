@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.dev.DevRuntime;
@@ -25,8 +26,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -39,7 +45,7 @@ import org.junit.jupiter.api.TestInfo;
 class FaultSuiteClusterIT extends FaultSuite {
 
   @Test
-  @org.junit.jupiter.api.DisplayName("8 out-of-band deletion of a session's pod, Service and Ingress")
+  @DisplayName("8 out-of-band deletion of a session's pod, Service and Ingress")
   void outOfBandDeletionOfASessionsObjects(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-8");
@@ -78,7 +84,7 @@ class FaultSuiteClusterIT extends FaultSuite {
    * running; once a pause lets it go, the volume sync records it missing, and the resume claims the volume again.
    */
   @Test
-  @org.junit.jupiter.api.DisplayName("8 out-of-band deletion of the worker's Secret and of a session's volume claim")
+  @DisplayName("8 out-of-band deletion of the worker's Secret and of a session's volume claim")
   void outOfBandDeletionOfTheWorkersSecretAndASessionsClaim(TestInfo info) throws Exception {
     Instant started = Instant.now();
     DevRuntime.AttachedCluster cluster = runtime.clusters().get(0);
@@ -130,8 +136,8 @@ class FaultSuiteClusterIT extends FaultSuite {
    * and nothing is left half-done.
    */
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("2 the cluster-worker cut off from Temporal for 2 minutes, then back")
+  @Tag("slow-fault")
+  @DisplayName("2 the cluster-worker cut off from Temporal for 2 minutes, then back")
   void theWorkerCutOffForTwoMinutes(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String running = startSession("fault-2-running");
@@ -173,15 +179,15 @@ class FaultSuiteClusterIT extends FaultSuite {
    * restarted, must keep reporting and running a session's activities, reading each new token from its file.
    */
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("14 the worker's service-account token revoked every 15 s, a new one projected")
+  @Tag("slow-fault")
+  @DisplayName("14 the worker's service-account token revoked every 15 s, a new one projected")
   void theWorkersServiceAccountTokenRevoked(TestInfo info) throws Exception {
     Instant started = Instant.now();
     DevRuntime.AttachedCluster cluster = runtime.clusters().get(0);
     Path tokenFile = runtime.dataDir().resolve("workers").resolve(cluster.id()).resolve("serviceaccount-token");
     long worker = workerPid();
     long refusedBefore = cluster.kube().faultProxy().upstreamAnswers(401);
-    java.util.Set<String> tokens = new java.util.HashSet<>(List.of(Files.readString(tokenFile).trim()));
+    Set<String> tokens = new HashSet<>(List.of(Files.readString(tokenFile).trim()));
     String session = createSession("fault-14-sa", "fractional", demo);
     Instant until = Instant.now().plusSeconds(60);
     Instant nextRevocation = Instant.now();
@@ -216,7 +222,7 @@ class FaultSuiteClusterIT extends FaultSuite {
    * the file without a restart, and its reports are taken again.
    */
   @Test
-  @org.junit.jupiter.api.DisplayName("14 the worker's operator token expiring, then rotated")
+  @DisplayName("14 the worker's operator token expiring, then rotated")
   void theOperatorTokenExpiringThenRotated(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String cluster = runtime.clusters().get(0).id();
@@ -224,7 +230,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     String expired = TokenForgery.of(current, runtime.dataDir().resolve("keys").resolve("internal-signing.jwks.json"))
         .flawed().get("expired");
     Path tokenFile = runtime.dataDir().resolve("workers").resolve(cluster)
-        .resolve(io.gshare.activities.cluster.model.WorkerObjects.TOKEN_KEY);
+        .resolve(WorkerObjects.TOKEN_KEY);
     assertThat(tokenFile).as("the worker's mounted token").exists();
     Files.writeString(tokenFile, expired);
     Instant expiredAt = Instant.now();
@@ -252,8 +258,8 @@ class FaultSuiteClusterIT extends FaultSuite {
    * reclaimed, never both.
    */
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("17 a reclaim blocked by a finalizer; a volume restored at the last second of its grace")
+  @Tag("slow-fault")
+  @DisplayName("17 a reclaim blocked by a finalizer; a volume restored at the last second of its grace")
   void aReclaimBlockedByAFinalizerAndARestoreAtTheLastSecond(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String pool = manualPool("fault-17");
@@ -301,7 +307,7 @@ class FaultSuiteClusterIT extends FaultSuite {
    * failed list is not taken for an empty one.
    */
   @Test
-  @org.junit.jupiter.api.DisplayName("6 the apiserver answering 500, 503, 429 and timing out after a write")
+  @DisplayName("6 the apiserver answering 500, 503, 429 and timing out after a write")
   void theApiserverFailingAndTimingOutAfterAWrite(TestInfo info) throws Exception {
     Instant started = Instant.now();
     ApiFaultQueue faults = runtime.clusters().get(0).kube().apiFaults();
@@ -344,7 +350,7 @@ class FaultSuiteClusterIT extends FaultSuite {
    * dropped node holds a pod only once KWOK has seen the node's lease taken, which it learns through a watch.)
    */
   @Test
-  @org.junit.jupiter.api.DisplayName("7 a pod watch dropped, refused 500 and answered 410 Gone while a session starts")
+  @DisplayName("7 a pod watch dropped, refused 500 and answered 410 Gone while a session starts")
   void aWatchDroppedAndA410Gone(TestInfo info) throws Exception {
     Instant started = Instant.now();
     KubeCluster kube = runtime.clusters().get(0).kube();
@@ -370,13 +376,13 @@ class FaultSuiteClusterIT extends FaultSuite {
     }
     List<ApiFault> met = faults.answered().subList(answeredBefore, faults.answered().size());
     assertThat(met).as("watch faults met").isNotEmpty();
-    note = met.size() + " pod watches failed (" + met.stream().map(f -> f.kind().name()).collect(java.util.stream.Collectors.joining(", ")) + "); the session ran";
+    note = met.size() + " pod watches failed (" + met.stream().map(f -> f.kind().name()).collect(Collectors.joining(", ")) + "); the session ran";
     endScenario(info, started, Instant.now());
     terminate(session);
   }
 
   @Test
-  @org.junit.jupiter.api.DisplayName("1 cluster-worker SIGKILL while a session is being created")
+  @DisplayName("1 cluster-worker SIGKILL while a session is being created")
   void theClusterWorkerKilledWhileASessionIsCreated(TestInfo info) throws Exception {
     Instant started = Instant.now();
     long worker = workerPid();
@@ -397,7 +403,7 @@ class FaultSuiteClusterIT extends FaultSuite {
   }
 
   @Test
-  @org.junit.jupiter.api.DisplayName("15 a node dropped while its sessions start; restored with the same hostname")
+  @DisplayName("15 a node dropped while its sessions start; restored with the same hostname")
   void aNodeDroppedWhileItsSessionsStartAndRestored(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String node = "sim-a100-0";
@@ -453,7 +459,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     awaitSchedulable(nodeIdOf(node)); // the scenario after this one places on it
   }
 
-  private List<io.fabric8.kubernetes.api.model.Pod> sessionPods(List<String> sessions) {
+  private List<Pod> sessionPods(List<String> sessions) {
     try (KubernetesClient kube = kube()) {
       return kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).list().getItems().stream()
           .filter(p -> p.getMetadata().getLabels() != null
@@ -469,7 +475,7 @@ class FaultSuiteClusterIT extends FaultSuite {
    * {@code IdleSessionsTest}'s.
    */
   @Test
-  @org.junit.jupiter.api.DisplayName("16 a drain racing a user's pause and the idle reaper's pause on the same session")
+  @DisplayName("16 a drain racing a user's pause and the idle reaper's pause on the same session")
   void aDrainRacingAUsersPauseAndTheReapers(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-16");

@@ -3,26 +3,42 @@ package io.gshare.dev.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.dev.DemoCatalogue;
+import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -35,7 +51,7 @@ import org.junit.jupiter.api.TestInfo;
 class FaultSuiteControlPlaneIT extends FaultSuite {
 
   @Test
-  @org.junit.jupiter.api.DisplayName("10 the same idempotency key 100 times in parallel; the same key with another body")
+  @DisplayName("10 the same idempotency key 100 times in parallel; the same key with another body")
   void theSameIdempotencyKeyAHundredTimesInParallel(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String key = "fault-10-" + System.nanoTime();
@@ -48,7 +64,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     assertThat(answers).extracting(a -> a.body().path("entry_id").asLong()).containsOnly(
         answers.get(0).body().path("entry_id").asLong());
     assertThat(balance(catalogue.demoUserId()).value()).isEqualByComparingTo(before.value().add(
-        java.math.BigDecimal.valueOf(5)));
+        BigDecimal.valueOf(5)));
 
     Answer other = send("POST", "/api/v1/credits/grants", body.replace("\"amount\":5", "\"amount\":6"), admin,
         Map.of("Idempotency-Key", key));
@@ -56,12 +72,12 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     assertThat(other.contentType()).startsWith("application/problem+json");
     assertThat(other.body().path("code").asText()).isEqualTo("conflict");
     assertThat(balance(catalogue.demoUserId()).value()).isEqualByComparingTo(before.value().add(
-        java.math.BigDecimal.valueOf(5)));
+        BigDecimal.valueOf(5)));
     endScenario(info, started, started.minus(SETTLE));
   }
 
   @Test
-  @org.junit.jupiter.api.DisplayName("11 1,000 pause/resume commands on one session in a burst")
+  @DisplayName("11 1,000 pause/resume commands on one session in a burst")
   void aThousandPauseAndResumeCommandsInABurst(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-11");
@@ -94,7 +110,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
    * operation does not declare, or anything but problem+json for an error; and nothing is written.
    */
   @Test
-  @org.junit.jupiter.api.DisplayName("18 oversized and malformed bodies on every endpoint (schemathesis, negative mode)")
+  @DisplayName("18 oversized and malformed bodies on every endpoint (schemathesis, negative mode)")
   void malformedAndOversizedBodiesOnEveryEndpoint(TestInfo info) throws Exception {
     Instant started = Instant.now();
     Path st = Path.of(System.getProperty("gshare.dev.schemathesis", "../.tools/schemathesis/bin/st"));
@@ -114,10 +130,10 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
 
     // Bodies over the limits, declared and streamed: 413 before anything is read, in words.
     byte[] twoMiB = new byte[2 * 1024 * 1024];
-    java.util.Arrays.fill(twoMiB, (byte) ' ');
+    Arrays.fill(twoMiB, (byte) ' ');
     for (boolean chunked : List.of(false, true)) {
       HttpRequest.BodyPublisher body = chunked
-          ? HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(twoMiB))
+          ? HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(twoMiB))
           : HttpRequest.BodyPublishers.ofByteArray(twoMiB);
       HttpResponse<String> big = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/teams"))
           .header("Authorization", "Bearer " + admin).header("Content-Type", "application/json")
@@ -140,8 +156,8 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
    * not counted against it.
    */
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("20 a flood of reports from one worker and of creates from one user")
+  @Tag("slow-fault")
+  @DisplayName("20 a flood of reports from one worker and of creates from one user")
   void aFloodOfReportsAndOfCreates(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String operator = operatorToken();
@@ -162,7 +178,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
    * the api's own clock, so the skew reaches nothing else.
    */
   @Test
-  @org.junit.jupiter.api.DisplayName("13 clock skew of plus and minus 5 minutes between the api and a worker")
+  @DisplayName("13 clock skew of plus and minus 5 minutes between the api and a worker")
   void clockSkewOfFiveMinutesBetweenTheApiAndAWorker(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-13");
@@ -175,11 +191,11 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
           + workerNow.minusSeconds(30) + "\",\"source\":\"hami\"}]}", operator, Map.of());
       Instant receivedAt = Instant.now();
       assertThat(report.status()).as(report.body().toString()).isEqualTo(200);
-      try (java.sql.Connection db = java.sql.DriverManager.getConnection(runtime.dbUrl());
-          java.sql.PreparedStatement query = db.prepareStatement("select sampled_at, last_kernel_at from session_usage"
+      try (Connection db = DriverManager.getConnection(runtime.dbUrl());
+          PreparedStatement query = db.prepareStatement("select sampled_at, last_kernel_at from session_usage"
               + " where session_id = ? and gpu_util_percent = 42.5 order by id desc limit 1")) {
         query.setString(1, session);
-        try (java.sql.ResultSet row = query.executeQuery()) {
+        try (ResultSet row = query.executeQuery()) {
           assertThat(row.next()).isTrue();
           Instant sampled = row.getTimestamp(1).toInstant();
           Instant kernel = row.getTimestamp(2).toInstant();
@@ -201,8 +217,8 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
    * accepted session ends up running; the sweep's retried activities charge each minute once.
    */
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("4 PostgreSQL restarted during placement and during metering")
+  @Tag("slow-fault")
+  @DisplayName("4 PostgreSQL restarted during placement and during metering")
   void postgresRestartedDuringPlacementAndMetering(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String metered = startSession("fault-4-metered");
@@ -227,7 +243,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     }
     creates.shutdown();
     // While the database is down a second time, at the top of the minute: the metering sweep is firing.
-    Instant nextMinute = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plusSeconds(60);
+    Instant nextMinute = Instant.now().truncatedTo(ChronoUnit.MINUTES).plusSeconds(60);
     Thread.sleep(Math.max(0, Duration.between(Instant.now(), nextMinute).toMillis()));
     runtime.restartPostgres(Duration.ofSeconds(5));
     Instant restarted = Instant.now();
@@ -246,7 +262,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   }
 
   @Test
-  @org.junit.jupiter.api.DisplayName("9 duplicated, reordered and replayed /internal reports; a report from before a restart")
+  @DisplayName("9 duplicated, reordered and replayed /internal reports; a report from before a restart")
   void duplicatedReorderedAndReplayedReports(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-9");
@@ -254,15 +270,15 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     String cluster = runtime.clusters().get(0).id();
     // The inventory as the worker last sent it, rebuilt from the database, sent 20 times at once.
     JsonNode nodes = send("GET", "/api/v1/nodes?cluster_id=" + cluster, null, admin, Map.of()).body().path("items");
-    com.fasterxml.jackson.databind.node.ObjectNode inventory = JSON.createObjectNode().put("cluster_id", cluster);
-    com.fasterxml.jackson.databind.node.ArrayNode reported = inventory.putArray("nodes");
+    ObjectNode inventory = JSON.createObjectNode().put("cluster_id", cluster);
+    ArrayNode reported = inventory.putArray("nodes");
     for (JsonNode node : nodes) {
-      com.fasterxml.jackson.databind.node.ObjectNode n = reported.addObject().put("hostname", node.path("hostname").asText())
+      ObjectNode n = reported.addObject().put("hostname", node.path("hostname").asText())
           .put("ready", true).put("schedulable", node.path("schedulable").asBoolean())
           .put("gpu_mode", node.path("gpu_mode").asText()).put("lossless_pause", node.path("lossless_pause").asBoolean());
       n.set("labels", node.path("labels"));
       n.set("capacity", node.path("capacity"));
-      com.fasterxml.jackson.databind.node.ArrayNode gpus = n.putArray("gpus");
+      ArrayNode gpus = n.putArray("gpus");
       for (JsonNode gpu : node.path("gpus")) {
         gpus.addObject().put("uuid", gpu.path("uuid").asText()).put("index", gpu.path("index").asInt())
             .put("model", gpu.path("model").asText()).put("memory_mib", gpu.path("memory_mib").asLong())
@@ -286,7 +302,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   }
 
   @Test
-  @org.junit.jupiter.api.DisplayName("19 every token flaw on every /api and /internal path; the BOLA sweep")
+  @DisplayName("19 every token flaw on every /api and /internal path; the BOLA sweep")
   void everyTokenFlawOnEveryPathAndUserAsObjectsWithUserBsToken(TestInfo info) throws Exception {
     Instant started = Instant.now();
     JsonNode doc = send("GET", "/api/v1/openapi", null, admin, Map.of()).body();
@@ -306,7 +322,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
         if (security.isArray() && security.isEmpty()) {
           continue; // an open path (healthz, JWKS, the sign-in pages, the ingress's verdicts)
         }
-        String method = operation.getKey().toUpperCase(java.util.Locale.ROOT);
+        String method = operation.getKey().toUpperCase(Locale.ROOT);
         String concrete = path.getKey().replaceAll("\\{[^}]+}", "nonexistent_0000");
         String body = operation.getValue().has("requestBody") ? "{}" : null;
         TokenForgery forgery = path.getKey().startsWith("/internal/") ? operators : users;
@@ -341,7 +357,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
       String concrete = path.getKey().replaceFirst("\\{[^}]+}", idsOfA.getOrDefault(resource, "nonexistent_0000"))
           .replaceAll("\\{[^}]+}", "nonexistent_0000");
       for (var operation : iterable(path.getValue().fields())) {
-        String method = operation.getKey().toUpperCase(java.util.Locale.ROOT);
+        String method = operation.getKey().toUpperCase(Locale.ROOT);
         String body = operation.getValue().has("requestBody") ? "{}" : null;
         Answer answer = send(method, concrete, body, tokenOfB, Map.of());
         if (answer.status() < 400 || answer.status() >= 500) {
@@ -357,7 +373,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   }
 
   @Test
-  @org.junit.jupiter.api.DisplayName("3 the api killed mid-drain with creates in flight; restarted as a Deployment would")
+  @DisplayName("3 the api killed mid-drain with creates in flight; restarted as a Deployment would")
   void theApiKilledMidDrainWithCreatesInFlight(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-3-running");
@@ -373,7 +389,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
         try {
           Answer created = requestSession("fault-3-" + n, "exclusive", demo);
           return created.status() == 202 ? created.body().at("/session/id").asText() : "refused " + created.status();
-        } catch (java.io.IOException cut) {
+        } catch (IOException cut) {
           return "cut off";
         }
       }));
@@ -412,11 +428,11 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
    * and the cluster ends connected, its worker reporting with the token in its Secret; it is detached again after.
    */
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("3 the api killed mid-attach")
+  @Tag("slow-fault")
+  @DisplayName("3 the api killed mid-attach")
   void theApiKilledMidAttach(TestInfo info) throws Exception {
     Instant started = Instant.now();
-    try (KubeCluster sim = KubeCluster.start(io.gshare.sim.SimSeed.defaultSeed(),
+    try (KubeCluster sim = KubeCluster.start(SimSeed.defaultSeed(),
         KubeCluster.Options.defaults().withName("fault-3-attach"))) {
       String kubeconfig = Files.readString(sim.writeKubeconfig(dataDir.resolve("fault-3-attach.kubeconfig")));
       Answer registered = send("POST", "/api/v1/clusters", JSON.writeValueAsString(Map.of("name", "fault-3-attach",
@@ -466,8 +482,8 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
    * the volume reclaimed and its claim gone.
    */
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("3 the api killed mid-rotation and mid-reclaim")
+  @Tag("slow-fault")
+  @DisplayName("3 the api killed mid-rotation and mid-reclaim")
   void theApiKilledMidRotationAndMidReclaim(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String cluster = runtime.clusters().get(0).id();
@@ -493,7 +509,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   }
 
   @Test
-  @org.junit.jupiter.api.DisplayName("5 the Temporal server restarted, its database kept, while sessions run and start")
+  @DisplayName("5 the Temporal server restarted, its database kept, while sessions run and start")
   void theTemporalServerRestartedWithItsDatabaseKept(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String running = startSession("fault-5-running");
@@ -528,8 +544,8 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   }
 
   @Test
-  @org.junit.jupiter.api.Tag("slow-fault")
-  @org.junit.jupiter.api.DisplayName("12 credits running out mid-session; a grant arriving during the pause")
+  @Tag("slow-fault")
+  @DisplayName("12 credits running out mid-session; a grant arriving during the pause")
   void creditsRunningOutMidSessionAndAGrantDuringThePause(TestInfo info) throws Exception {
     Instant started = Instant.now();
     Answer user = send("POST", "/api/v1/users", "{\"email\":\"poor-" + System.nanoTime() + "@example.com\"}", admin,
@@ -537,19 +553,19 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     String userId = user.body().path("id").asText();
     String token = send("POST", "/api/v1/users/" + userId + "/tokens", "{\"name\":\"fault-12\"}", admin, Map.of())
         .body().path("token").asText();
-    java.math.BigDecimal perMinute = DemoCatalogue.FRACTIONAL_PRICE_PER_HOUR.divide(java.math.BigDecimal.valueOf(60), 6,
-        java.math.RoundingMode.HALF_UP);
+    BigDecimal perMinute = DemoCatalogue.FRACTIONAL_PRICE_PER_HOUR.divide(BigDecimal.valueOf(60), 6,
+        RoundingMode.HALF_UP);
     // Two minutes' worth.
-    grant(userId, perMinute.multiply(java.math.BigDecimal.valueOf(2)).add(new java.math.BigDecimal("0.001")), "fault-12-a");
+    grant(userId, perMinute.multiply(BigDecimal.valueOf(2)).add(new BigDecimal("0.001")), "fault-12-a");
     String session = createSession("fault-12", "fractional", token);
     assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     // The metering sweep runs every minute: within a few, the balance cannot pay the next minute and it pauses.
     assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(5))).isEqualTo("paused");
     Instant paused = Instant.now();
-    java.math.BigDecimal balance = balance(userId).value();
+    BigDecimal balance = balance(userId).value();
     assertThat(balance).as("at most one minute below zero").isGreaterThanOrEqualTo(perMinute.negate());
     // A grant during the pause: the user resumes and it runs again.
-    grant(userId, java.math.BigDecimal.ONE, "fault-12-b");
+    grant(userId, BigDecimal.ONE, "fault-12-b");
     Answer resumed = send("POST", "/api/v1/sessions/" + session + "/resume", null, token, Map.of());
     assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
     assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");

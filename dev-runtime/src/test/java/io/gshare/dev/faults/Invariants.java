@@ -6,6 +6,7 @@ import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.dev.DevRuntime;
 import io.gshare.workflows.kube.KubeNames;
 import io.gshare.workflows.kube.LabelKeys;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -137,7 +138,7 @@ final class Invariants {
         """, rs -> {
           int minutes = rs.getInt("minutes");
           int charged = rs.getInt("charged");
-          java.math.BigDecimal expected = rs.getBigDecimal("per_minute").multiply(java.math.BigDecimal.valueOf(minutes));
+          BigDecimal expected = rs.getBigDecimal("per_minute").multiply(BigDecimal.valueOf(minutes));
           if (charged != minutes || expected.compareTo(rs.getBigDecimal("amount")) != 0) {
             out.add(new Violation(Invariant.LEDGER_BALANCED, "billing window " + rs.getString("id") + " of session "
                 + rs.getString("session_id") + " covers " + minutes + " full minutes but " + charged

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -74,7 +75,7 @@ class WireJsonTest {
   }
 
   private static List<String> fields(JsonNode node) {
-    List<String> names = new java.util.ArrayList<>();
+    List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
     return names;
   }

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
+import java.util.LinkedHashMap;
 
 public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
 
@@ -84,7 +85,7 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
       ClusterDescription description = remote.checkRuntime(clusterId);
       Map<String, Boolean> checks = RuntimeChecks.of(description);
       // In the checks' own order (a Map.of would iterate differently in each worker JVM).
-      Map<String, Boolean> required = new java.util.LinkedHashMap<>(checks);
+      Map<String, Boolean> required = new LinkedHashMap<>(checks);
       required.keySet().retainAll(List.of("runtime_class_nvidia", "hami_device_plugin"));
       List<String> missing = RuntimeChecks.failures(required);
       if (!missing.isEmpty()) {

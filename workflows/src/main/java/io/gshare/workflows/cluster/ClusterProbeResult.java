@@ -1,5 +1,7 @@
 package io.gshare.workflows.cluster;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -21,6 +23,6 @@ public record ClusterProbeResult(
 
   public ClusterProbeResult {
     // Keeps the checks' order (RuntimeChecks lists them deliberately) while staying immutable.
-    checks = checks == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(checks));
+    checks = checks == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(checks));
   }
 }

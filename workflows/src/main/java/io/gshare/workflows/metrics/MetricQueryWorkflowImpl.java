@@ -1,5 +1,6 @@
 package io.gshare.workflows.metrics;
 
+import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.common.TaskQueues;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -20,7 +21,7 @@ public class MetricQueryWorkflowImpl implements MetricQueryWorkflow {
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setScheduleToCloseTimeout(Duration.ofSeconds(20))
         .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(2).setInitialInterval(Duration.ofSeconds(1))
-            .setDoNotRetry(io.gshare.workflows.common.FailureTypes.METRIC_QUERY_REFUSED).build())
+            .setDoNotRetry(FailureTypes.METRIC_QUERY_REFUSED).build())
         .build());
     return worker.queryRange(query);
   }

@@ -5,6 +5,8 @@ import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
@@ -29,11 +31,11 @@ public class MeteringWorkflowImpl implements MeteringWorkflow {
     for (String sessionId : result.exhausted()) {
       try {
         Workflow.newUntypedExternalWorkflowStub(WorkflowIds.session(sessionId)).signal("creditsExhausted");
-      } catch (io.temporal.workflow.SignalExternalWorkflowException | io.temporal.failure.ApplicationFailure failed) {
+      } catch (SignalExternalWorkflowException | ApplicationFailure failed) {
         // A session that ended meanwhile (or whose execution is being recovered) is skipped: its next sweep finds
         // it again if it is still open. The SDK reports that as an ApplicationFailure NOT_FOUND, which failed the
         // whole sweep before SKIP_ENDED_SESSIONS; a history recorded then replays as it ran.
-        if (!ExternalSignals.isGone(failed) || (failed instanceof io.temporal.failure.ApplicationFailure
+        if (!ExternalSignals.isGone(failed) || (failed instanceof ApplicationFailure
             && Workflow.getVersion(SKIP_ENDED_SESSIONS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION)) {
           throw failed;
         }

@@ -1,6 +1,7 @@
 package io.gshare.workflows.session;
 
 import java.time.Instant;
+import java.util.Locale;
 
 /**
  * The words a session's users read (reasons, warnings, step details), kept out of the workflow's
@@ -20,7 +21,7 @@ public final class SessionTexts {
   }
 
   public static String podLost(PodState pod, String reported) {
-    String why = pod == null ? "the pod is gone" : "the pod " + pod.phase().toLowerCase(java.util.Locale.ROOT);
+    String why = pod == null ? "the pod is gone" : "the pod " + pod.phase().toLowerCase(Locale.ROOT);
     return why + (reported == null ? "" : " (" + reported + ")") + "; resume to start it again";
   }
 

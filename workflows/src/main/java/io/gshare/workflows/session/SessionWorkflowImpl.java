@@ -17,7 +17,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 
 /**
@@ -87,15 +92,15 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private long runningSince;
   private final Deque<Command> commands = new ArrayDeque<>();
   /** What each awaited command left: its update answers with the state right after it, not a later one. */
-  private final java.util.Map<Long, SessionView> outcomes = new java.util.HashMap<>();
+  private final Map<Long, SessionView> outcomes = new HashMap<>();
   /** The commands an update waits on (signals and timers are not awaited, so nothing is kept for them). */
-  private final java.util.Set<Long> awaited = new java.util.HashSet<>();
+  private final Set<Long> awaited = new HashSet<>();
   /** The drain orders, in the order their DRAIN commands were queued, and what each did (by command number). */
   private final Deque<SessionDrainOrder> drainOrders = new ArrayDeque<>();
-  private final java.util.Map<Long, SessionDrainOutcome> drainOutcomes = new java.util.HashMap<>();
+  private final Map<Long, SessionDrainOutcome> drainOutcomes = new HashMap<>();
   /** The reroutes, in the order their REROUTE commands were queued, and what each did (by command number). */
   private final Deque<SessionReroute> reroutes = new ArrayDeque<>();
-  private final java.util.Map<Long, SessionRerouteOutcome> rerouteOutcomes = new java.util.HashMap<>();
+  private final Map<Long, SessionRerouteOutcome> rerouteOutcomes = new HashMap<>();
   private long commandsReceived;
   private long commandsDone;
   private Progress operation;
@@ -128,7 +133,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
         .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5)).setMaximumAttempts(2)
             .setDoNotRetry(FailureTypes.CHECKPOINT_IMPOSSIBLE).build())
         .build();
-    return Workflow.newActivityStub(SessionClusterActivities.class, quick, java.util.Map.of(
+    return Workflow.newActivityStub(SessionClusterActivities.class, quick, Map.of(
         SessionClusterActivities.AWAIT_RUNNING, slow,
         SessionClusterActivities.START_POD, slow,
         SessionClusterActivities.BUILD_CHECKPOINT_IMAGE, slow,
@@ -418,7 +423,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   /** @param refusal the words a refused placement leaves on the paused session */
-  private void resumeSession(java.util.function.UnaryOperator<String> refusal) {
+  private void resumeSession(UnaryOperator<String> refusal) {
     state = SessionState.RESUMING;
     control.record(SessionRecord.state(spec.sessionId(), SessionState.RESUMING, null));
     try {

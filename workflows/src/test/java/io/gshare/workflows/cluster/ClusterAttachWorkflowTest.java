@@ -32,6 +32,10 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.temporal.worker.WorkerFactoryOptions;
+import org.mockito.Mockito;
+import org.mockito.invocation.InvocationOnMock;
+import org.mockito.stubbing.Answer;
 
 class ClusterAttachWorkflowTest {
 
@@ -40,7 +44,7 @@ class ClusterAttachWorkflowTest {
   @RegisterExtension
   static final TestWorkflowExtension testWorkflow = TestWorkflowExtension.newBuilder()
       .registerWorkflowImplementationTypes(ClusterAttachWorkflowImpl.class)
-      .setWorkerFactoryOptions(io.temporal.worker.WorkerFactoryOptions.newBuilder().build())
+      .setWorkerFactoryOptions(WorkerFactoryOptions.newBuilder().build())
       .setDoNotStart(true)
       .build();
 
@@ -90,7 +94,7 @@ class ClusterAttachWorkflowTest {
     assertThat(result.steps()).extracting(OperationStep::name).containsExactlyElementsOf(ClusterAttachWorkflowImpl.STEPS);
     assertThat(result.steps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(OperationStep.DONE));
     assertThat(result.nextStep()).isNull();
-    var order = org.mockito.Mockito.inOrder(remote, state);
+    var order = Mockito.inOrder(remote, state);
     order.verify(state).markStatus(CLUSTER, ClusterStatus.ATTACHING, null);
     order.verify(remote).probeApiserver(CLUSTER);
     order.verify(remote).checkRuntime(CLUSTER);
@@ -143,10 +147,10 @@ class ClusterAttachWorkflowTest {
   void aWorkerThatDiesBeforeReportingIsReplacedAndTheAttachCompletesOnce(
       TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     // The first worker polls but dies before its inventory; the second one reports.
-    when(state.inventorySeen(eq(CLUSTER), anyLong())).thenAnswer(new org.mockito.stubbing.Answer<Boolean>() {
+    when(state.inventorySeen(eq(CLUSTER), anyLong())).thenAnswer(new Answer<Boolean>() {
       @Override
-      public Boolean answer(org.mockito.invocation.InvocationOnMock invocation) {
-        return org.mockito.Mockito.mockingDetails(remote).getInvocations().stream()
+      public Boolean answer(InvocationOnMock invocation) {
+        return Mockito.mockingDetails(remote).getInvocations().stream()
             .filter(i -> i.getMethod().getName().equals("deployWorker")).count() >= 2;
       }
     });

@@ -12,9 +12,11 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestWorkflowExtension;
 import io.temporal.worker.Worker;
@@ -22,6 +24,7 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.mockito.Mockito;
 
 class ClusterDetachWorkflowTest {
 
@@ -43,7 +46,7 @@ class ClusterDetachWorkflowTest {
   }
 
   private ClusterDetachWorkflow stub(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
-    env.newWorker(io.gshare.workflows.common.TaskQueues.CONTROL).registerActivitiesImplementations(remote, state);
+    env.newWorker(TaskQueues.CONTROL).registerActivitiesImplementations(remote, state);
     env.start();
     return client.newWorkflowStub(ClusterDetachWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId(WorkflowIds.clusterDetach(CLUSTER)).setTaskQueue(worker.getTaskQueue()).build());
@@ -69,7 +72,7 @@ class ClusterDetachWorkflowTest {
 
     assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
     assertThat(result.steps().get(1).detail()).contains("connection refused").contains("by hand");
-    var order = org.mockito.Mockito.inOrder(state);
+    var order = Mockito.inOrder(state);
     order.verify(state).markStatus(CLUSTER, ClusterStatus.DETACHING, null);
     order.verify(state).deleteInventory(CLUSTER);
     order.verify(state).markStatus(CLUSTER, ClusterStatus.DETACHED, null);
@@ -79,7 +82,7 @@ class ClusterDetachWorkflowTest {
   void aDetachThatCannotFinishSaysWhyAndIsNotLeftDetaching(TestWorkflowEnvironment env, WorkflowClient client,
       Worker worker) {
     when(state.busyReasons(CLUSTER)).thenReturn(List.of());
-    doThrow(io.temporal.failure.ApplicationFailure.newNonRetryableFailure("database is read-only", "Db"))
+    doThrow(ApplicationFailure.newNonRetryableFailure("database is read-only", "Db"))
         .when(state).deleteInventory(CLUSTER);
 
     assertThatThrownBy(() -> stub(env, client, worker).detach(CLUSTER))

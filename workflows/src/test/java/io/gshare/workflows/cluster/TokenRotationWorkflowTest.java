@@ -12,6 +12,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
+import com.google.protobuf.util.Timestamps;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.OperationStep;
 import io.gshare.workflows.common.TaskQueues;
@@ -120,8 +121,8 @@ class TokenRotationWorkflowTest {
     // The confirmation wait is bounded: three minutes of workflow time, skipped. Measured on the workflow's own
     // history (first to last event): the test server may skip its clock far ahead once the workflow has ended.
     var events = env.getWorkflowClient().fetchHistory(WorkflowIds.TOKEN_ROTATION).getHistory().getEventsList();
-    long ran = com.google.protobuf.util.Timestamps.toMillis(events.get(events.size() - 1).getEventTime())
-        - com.google.protobuf.util.Timestamps.toMillis(events.get(0).getEventTime());
+    long ran = Timestamps.toMillis(events.get(events.size() - 1).getEventTime())
+        - Timestamps.toMillis(events.get(0).getEventTime());
     assertThat(ran).isGreaterThanOrEqualTo(Duration.ofMinutes(3).toMillis())
         .isLessThan(Duration.ofMinutes(10).toMillis());
   }

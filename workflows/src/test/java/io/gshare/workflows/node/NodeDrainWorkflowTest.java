@@ -35,6 +35,7 @@ import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -201,7 +202,7 @@ class NodeDrainWorkflowTest {
   /** A hand-written control side for tests whose activities must not complete (Mockito cannot). */
   static class RecordingControl implements NodeDrainActivities {
     final List<String> sessions;
-    final List<OperationProgress> recorded = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<OperationProgress> recorded = new CopyOnWriteArrayList<>();
     final ConcurrentHashMap<String, Integer> orders = new ConcurrentHashMap<>();
     volatile boolean cleared;
 

@@ -29,6 +29,12 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowUpdateException;
+import io.temporal.client.WorkflowUpdateStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.mockito.Mockito;
 
 class SessionWorkflowTest {
 
@@ -112,27 +118,27 @@ class SessionWorkflowTest {
   @Test
   void aBurstOfPausesAndResumesQueuesOneBehindTheCommandUnderWayAndRefusesTheRest(TestWorkflowEnvironment env,
       WorkflowClient client, Worker worker) throws Exception {
-    java.util.concurrent.CountDownLatch checkpointing = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch checkpointing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     when(cluster.checkpoint(SESSION)).thenAnswer(call -> {
       checkpointing.countDown();
-      release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+      release.await(30, TimeUnit.SECONDS);
       return "/var/lib/kubelet/checkpoints/checkpoint-x.tar";
     });
     SessionWorkflow session = begin(env, client, worker, start(true, null, null));
     awaitState(env, session, SessionState.RUNNING);
     WorkflowStub stub = WorkflowStub.fromTyped(session);
-    var pause = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
-    assertThat(checkpointing.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-    var resume = stub.startUpdate("resume", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    var pause = stub.startUpdate("pause", WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    assertThat(checkpointing.await(30, TimeUnit.SECONDS)).isTrue();
+    var resume = stub.startUpdate("resume", WorkflowUpdateStage.ACCEPTED, SessionView.class);
     // The pause under way and the resume behind it fill the queue: the next is refused at once, in words.
-    assertThatThrownBy(session::pause).isInstanceOf(io.temporal.client.WorkflowUpdateException.class)
+    assertThatThrownBy(session::pause).isInstanceOf(WorkflowUpdateException.class)
         .cause().isInstanceOf(ApplicationFailure.class)
         .matches(f -> SessionTexts.isBusy(((ApplicationFailure) f).getOriginalMessage()));
-    assertThatThrownBy(session::resume).isInstanceOf(io.temporal.client.WorkflowUpdateException.class);
+    assertThatThrownBy(session::resume).isInstanceOf(WorkflowUpdateException.class);
     release.countDown();
-    assertThat(pause.getResultAsync().get(30, java.util.concurrent.TimeUnit.SECONDS).state()).isEqualTo(SessionState.PAUSED);
-    assertThat(resume.getResultAsync().get(30, java.util.concurrent.TimeUnit.SECONDS).state()).isEqualTo(SessionState.RUNNING);
+    assertThat(pause.getResultAsync().get(30, TimeUnit.SECONDS).state()).isEqualTo(SessionState.PAUSED);
+    assertThat(resume.getResultAsync().get(30, TimeUnit.SECONDS).state()).isEqualTo(SessionState.RUNNING);
     // Terminate is never refused for being busy.
     assertThat(session.terminate().state()).isEqualTo(SessionState.TERMINATED);
   }
@@ -191,7 +197,7 @@ class SessionWorkflowTest {
   @Test
   void aCheckpointImageThatCannotBeBuiltPausesCold(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     when(cluster.buildCheckpointImage(any())).thenThrow(
-        io.temporal.failure.ApplicationFailure.newNonRetryableFailure("builder pod failed: Error", "CheckpointImageFailed"));
+        ApplicationFailure.newNonRetryableFailure("builder pod failed: Error", "CheckpointImageFailed"));
     SessionWorkflow session = begin(env, client, worker, start(true, null, null));
     awaitState(env, session, SessionState.RUNNING);
 
@@ -207,9 +213,9 @@ class SessionWorkflowTest {
       Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
     awaitState(env, session, SessionState.RUNNING);
-    org.mockito.Mockito.doThrow(new IllegalStateException("connection refused")).when(cluster).deleteObjects(SESSION);
+    Mockito.doThrow(new IllegalStateException("connection refused")).when(cluster).deleteObjects(SESSION);
 
-    var end = WorkflowStub.fromTyped(session).startUpdate("terminate", io.temporal.client.WorkflowUpdateStage.ACCEPTED,
+    var end = WorkflowStub.fromTyped(session).startUpdate("terminate", WorkflowUpdateStage.ACCEPTED,
         SessionView.class);
     env.sleep(Duration.ofMinutes(5)); // the retries' backoff, skipped
     assertThat(end.getResult().state()).isEqualTo(SessionState.TERMINATED);
@@ -280,7 +286,7 @@ class SessionWorkflowTest {
     signals.podLost("the pod is missing from the report");
     env.sleep(Duration.ofSeconds(5));
 
-    verify(cluster, org.mockito.Mockito.atLeastOnce()).podState(SESSION);
+    verify(cluster, Mockito.atLeastOnce()).podState(SESSION);
     assertThat(session.view().state()).isEqualTo(SessionState.RUNNING);
     verify(control, never()).settle(any());
     verify(cluster, never()).deleteObjects(SESSION);
@@ -320,9 +326,9 @@ class SessionWorkflowTest {
     awaitState(env, session, SessionState.RUNNING);
     WorkflowStub stub = WorkflowStub.fromTyped(session);
 
-    var first = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
-    var second = stub.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
-    var end = stub.startUpdate("terminate", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    var first = stub.startUpdate("pause", WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    var second = stub.startUpdate("pause", WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    var end = stub.startUpdate("terminate", WorkflowUpdateStage.ACCEPTED, SessionView.class);
 
     assertThat(end.getResultAsync().get().state()).isEqualTo(SessionState.TERMINATED);
     assertThat(first.getResultAsync().get().state()).isEqualTo(SessionState.PAUSED);
@@ -332,7 +338,7 @@ class SessionWorkflowTest {
     verify(control, times(1)).settle(argThat(r -> SessionState.TERMINATED == r.state()));
     verify(cluster, never()).checkpoint(anyString());
     // The workflow has ended: the API answers later commands from Postgres.
-    assertThatThrownBy(session::resume).isInstanceOf(io.temporal.client.WorkflowNotFoundException.class);
+    assertThatThrownBy(session::resume).isInstanceOf(WorkflowNotFoundException.class);
   }
 
   @Test
@@ -367,7 +373,7 @@ class SessionWorkflowTest {
   @Test
   void aClusterCallThatFailsForAWhileIsRetriedAndTheSessionRunsOnce(
       TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
-    org.mockito.Mockito.doThrow(new IllegalStateException("apiserver unavailable"))
+    Mockito.doThrow(new IllegalStateException("apiserver unavailable"))
         .doThrow(new IllegalStateException("apiserver unavailable"))
         .doReturn(RUNNING_POD)
         .when(cluster).startPod(any());
@@ -478,7 +484,7 @@ class SessionWorkflowTest {
 
     // The user's pause arrives first; the drain's order, queued behind it, finds a paused session.
     WorkflowStub untyped = WorkflowStub.fromTyped(session);
-    var pause = untyped.startUpdate("pause", io.temporal.client.WorkflowUpdateStage.ACCEPTED, SessionView.class);
+    var pause = untyped.startUpdate("pause", WorkflowUpdateStage.ACCEPTED, SessionView.class);
     SessionDrainOutcome outcome = session.drain(DRAIN_GPU_1);
 
     assertThat(pause.getResult().state()).isEqualTo(SessionState.PAUSED);

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,7 @@ public final class PrepullObjects {
 
   public static Pod pod(String imageId, String reference, String hostname) {
     Labels labels = Labels.gshare().withComponent(COMPONENT);
-    Map<String, String> all = new java.util.LinkedHashMap<>(labels.toMap());
+    Map<String, String> all = new LinkedHashMap<>(labels.toMap());
     all.put(IMAGE_LABEL, imageLabel(reference));
     return new PodBuilder()
         .withNewMetadata().withName(podName(reference, hostname)).withNamespace(NAMESPACE).withLabels(all)

@@ -3,21 +3,21 @@ package io.gshare.activities.cluster.model;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
-import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
-import io.gshare.workflows.session.SessionRoute;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.gshare.workflows.kube.Annotations;
 import io.gshare.workflows.kube.KubeNames;
@@ -25,7 +25,9 @@ import io.gshare.workflows.kube.LabelKeys;
 import io.gshare.workflows.kube.Labels;
 import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.SessionPod;
+import io.gshare.workflows.session.SessionRoute;
 import io.gshare.workflows.session.SessionVolume;
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -239,7 +241,7 @@ public final class SessionObjects {
     GenericKubernetesResource object = new GenericKubernetesResource();
     object.setApiVersion(type.group() + "/" + type.version());
     object.setKind(type.kind());
-    object.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE)
+    object.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE)
         .withLabels(labels.toMap()).build());
     object.setAdditionalProperty("spec", spec);
     return object;
@@ -264,7 +266,7 @@ public final class SessionObjects {
    * which answers as it answers ingress-nginx.
    */
   public static GenericKubernetesResource securityPolicy(SessionPod s) {
-    java.net.URI auth = java.net.URI.create(s.authUrl());
+    URI auth = URI.create(s.authUrl());
     return generic(SECURITY_POLICY, name(s.sessionId()), labels(s), Map.of(
         "targetRefs", List.of(Map.of("group", "gateway.networking.k8s.io", "kind", "HTTPRoute",
             "name", name(s.sessionId()))),
@@ -278,7 +280,7 @@ public final class SessionObjects {
 
   /** The control plane's address as the cluster reaches it (the auth URL's host and port), for the policies. */
   public static GenericKubernetesResource authBackend(SessionPod s) {
-    java.net.URI auth = java.net.URI.create(s.authUrl());
+    URI auth = URI.create(s.authUrl());
     int port = auth.getPort() > 0 ? auth.getPort() : "https".equals(auth.getScheme()) ? 443 : 80;
     return generic(BACKEND, AUTH_BACKEND, Labels.managedByGshare(), Map.of(
         "endpoints", List.of(Map.of("fqdn", Map.of("hostname", auth.getHost(), "port", port)))));

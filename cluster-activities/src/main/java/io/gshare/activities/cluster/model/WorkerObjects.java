@@ -4,10 +4,13 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -17,9 +20,11 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.gshare.workflows.cluster.WorkerEnv;
 import io.gshare.workflows.kube.Labels;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The desired objects of a cluster's gShare worker, as pure functions of their settings (no client
@@ -138,15 +143,15 @@ public final class WorkerObjects {
   }
 
   public static Deployment deployment(String clusterId, Settings settings) {
-    return deployment(clusterId, settings, java.util.Set.of());
+    return deployment(clusterId, settings, Set.of());
   }
 
   /**
    * The Deployment, with the keys of {@link #TEMPORAL_CLIENT_SECRET} the cluster holds ({@code temporalClientKeys},
    * empty when it has none) mounted and named to the worker.
    */
-  public static Deployment deployment(String clusterId, Settings settings, java.util.Set<String> temporalClientKeys) {
-    List<EnvVar> env = new java.util.ArrayList<>(environment(clusterId, settings.temporalAddress(),
+  public static Deployment deployment(String clusterId, Settings settings, Set<String> temporalClientKeys) {
+    List<EnvVar> env = new ArrayList<>(environment(clusterId, settings.temporalAddress(),
         settings.temporalNamespace(), settings.controlPlaneUrl(), TOKEN_MOUNT + "/" + TOKEN_KEY,
         settings.inventoryIntervalSeconds(), settings.volumeSyncIntervalSeconds())
         .entrySet().stream()
@@ -183,18 +188,18 @@ public final class WorkerObjects {
         .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
         .addNewVolumeMount().withName("operator-token").withMountPath(TOKEN_MOUNT).withReadOnly(true).endVolumeMount()
         .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
-        .addAllToVolumeMounts(temporalClient ? List.of(new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+        .addAllToVolumeMounts(temporalClient ? List.of(new VolumeMountBuilder()
             .withName("temporal-client").withMountPath(TEMPORAL_CLIENT_MOUNT).withReadOnly(true).build()) : List.of())
         .withNewResources()
-        .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("100m"))
-        .addToRequests("memory", new io.fabric8.kubernetes.api.model.Quantity("384Mi"))
-        .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("768Mi"))
+        .addToRequests("cpu", new Quantity("100m"))
+        .addToRequests("memory", new Quantity("384Mi"))
+        .addToLimits("memory", new Quantity("768Mi"))
         .endResources()
         .endContainer()
         .addNewVolume().withName("operator-token").withNewSecret().withSecretName(TOKEN_SECRET)
         .addNewItem().withKey(TOKEN_KEY).withPath(TOKEN_KEY).endItem().endSecret().endVolume()
         .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
-        .addAllToVolumes(temporalClient ? List.of(new io.fabric8.kubernetes.api.model.VolumeBuilder()
+        .addAllToVolumes(temporalClient ? List.of(new VolumeBuilder()
             .withName("temporal-client").withNewSecret().withSecretName(TEMPORAL_CLIENT_SECRET).endSecret().build())
             : List.of())
         .endSpec()

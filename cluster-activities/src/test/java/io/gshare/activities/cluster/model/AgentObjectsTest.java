@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HostPathVolumeSource;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gshare.workflows.cluster.AgentEnv;
@@ -36,7 +37,7 @@ class AgentObjectsTest {
       assertThat(m.getReadOnly()).isTrue();
     });
     assertThat(pod.getVolumes()).anySatisfy(v -> assertThat(v.getHostPath()).isNotNull()
-        .extracting(io.fabric8.kubernetes.api.model.HostPathVolumeSource::getPath).isEqualTo("/sys/fs/cgroup"));
+        .extracting(HostPathVolumeSource::getPath).isEqualTo("/sys/fs/cgroup"));
     assertThat(ds.getSpec().getSelector().getMatchLabels()).isNotEmpty()
         .allSatisfy((k, v) -> assertThat(ds.getSpec().getTemplate().getMetadata().getLabels()).containsEntry(k, v));
 

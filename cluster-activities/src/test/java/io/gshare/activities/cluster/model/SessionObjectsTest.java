@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionPod;
 import io.gshare.workflows.session.SessionVolume;
@@ -50,7 +51,7 @@ class SessionObjectsTest {
     assertThat(pod.getSpec().getContainers().get(0).getImage()).isEqualTo("10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1");
     assertThat(pod.getMetadata().getAnnotations()).containsEntry("gshare.io/image", "registry.example.com/jupyter:1");
 
-    Pod builder = SessionObjects.checkpointBuilder(new io.gshare.workflows.session.CheckpointImage("ses_k2j8", "gpu-1",
+    Pod builder = SessionObjects.checkpointBuilder(new CheckpointImage("ses_k2j8", "gpu-1",
         "/var/lib/kubelet/checkpoints/checkpoint-x.tar", "10.10.0.191:5000/gshare-checkpoints/gshare-ses-k2j8:ckpt-1",
         "registry.example.com/tools/buildah:1"));
     assertThat(builder.getMetadata().getName()).isEqualTo("gshare-ckpt-ses-k2j8");

@@ -3,6 +3,7 @@ package io.gshare.activities.cluster.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.authentication.SelfSubjectReviewBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
@@ -118,7 +119,7 @@ class WorkerRbacIT {
   @Test
   void theWorkerIsItsServiceAccount() {
     var review = worker.resource(
-        new io.fabric8.kubernetes.api.model.authentication.SelfSubjectReviewBuilder().build()).create();
+        new SelfSubjectReviewBuilder().build()).create();
     assertThat(review.getStatus().getUserInfo().getUsername())
         .isEqualTo("system:serviceaccount:" + SYSTEM + ":" + WorkerObjects.NAME);
   }
