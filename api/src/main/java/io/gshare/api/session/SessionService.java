@@ -28,8 +28,8 @@ import io.gshare.workflows.session.SessionCommand;
 import io.gshare.workflows.session.SessionSnapshot;
 import io.gshare.workflows.session.SessionSpec;
 import io.gshare.workflows.session.SessionStart;
-import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionTexts;
+import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionUrlForm;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionVolume;
@@ -350,7 +350,7 @@ public class SessionService {
    */
   private boolean refused(WorkflowException e, String sessionId, SessionCommand command) {
     if (e.getCause() instanceof ApplicationFailure refused
-        && SessionTexts.isBusy(refused.getOriginalMessage())) {
+        && SessionTexts.isBusy(refused.getType(), refused.getOriginalMessage())) {
       throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, refused.getOriginalMessage(),
           Map.of("operation_id", WorkflowIds.session(sessionId)));
     }

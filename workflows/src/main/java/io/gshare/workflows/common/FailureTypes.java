@@ -24,6 +24,11 @@ public final class FailureTypes {
   public static final String REROUTE_FAILED = "reroute_failed";
   /** Prometheus refused a metric query (bad request) or answered too much: asking again cannot help. */
   public static final String METRIC_QUERY_REFUSED = "metric_query_refused";
+  /**
+   * A session's pause or resume refused at once because one is under way and another waits behind it (its update
+   * validator's refusal): the API answers {@code operation_in_progress}.
+   */
+  public static final String SESSION_BUSY = "session_busy";
   /** An attach that stopped at a step it cannot pass. */
   public static final String CLUSTER_ATTACH_FAILED = "cluster_attach_failed";
 

@@ -657,7 +657,8 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private void refuseWhenBusy(String what) {
     long waitingOrUnderWay = commands.stream().filter(c -> c == Command.PAUSE || c == Command.RESUME).count();
     if (waitingOrUnderWay >= MAX_USER_COMMANDS_QUEUED) {
-      throw new IllegalStateException(SessionTexts.busy(state, what));
+      // Typed, so the API tells busy from ended by the failure's type rather than its words.
+      throw ApplicationFailure.newNonRetryableFailure(SessionTexts.busy(state, what), FailureTypes.SESSION_BUSY);
     }
   }
 
