@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build cli dev test test-java test-e2e test-faults test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
+.PHONY: help build fmt cli dev test test-java test-e2e test-faults test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -14,6 +14,9 @@ build: ## build every module's jars, skipping tests
 
 dev: tools build ## build, then start gShare with everything embedded (Ctrl-C stops it); CLUSTERS=2 attaches two simulated clusters; DEV_ARGS="--help" lists options
 	java -jar dev-runtime/target/gshare-dev.jar --clusters $(CLUSTERS) $(DEV_ARGS)
+
+fmt: ## format the Java sources (spotless: imports ordered, none unused, no tabs or trailing blanks); every build checks it
+	$(MVN) -q spotless:apply
 
 cli: ## build the gshare CLI: cli/target/gshare-cli-exec.jar, run by cli/bin/gshare (put cli/bin on PATH); docs/cli.md
 	$(MVN) -q -DskipTests package -pl cli

@@ -16,10 +16,10 @@ import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Version;
 import io.gshare.cli.volume.VolumesCommand;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
-import picocli.CommandLine;
 
 /**
  * {@code gshare}: the command-line tool for users and operators. It talks only to the public REST API. Exit codes:

@@ -3,15 +3,15 @@ package io.gshare.clusterworker;
 import static io.gshare.workflows.cluster.WorkerEnv.CLUSTER_ID;
 import static io.gshare.workflows.cluster.WorkerEnv.CONTROL_PLANE_URL;
 import static io.gshare.workflows.cluster.WorkerEnv.INVENTORY_INTERVAL;
-import static io.gshare.workflows.cluster.WorkerEnv.VOLUME_SYNC_INTERVAL;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_ADDRESS;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_API_KEY_FILE;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_NAMESPACE;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_CA;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_CERT;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_KEY;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_SERVER_NAME;
-import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_NAMESPACE;
 import static io.gshare.workflows.cluster.WorkerEnv.TOKEN_FILE;
+import static io.gshare.workflows.cluster.WorkerEnv.VOLUME_SYNC_INTERVAL;
 
 import io.gshare.activities.temporal.TemporalClientAuth;
 import io.gshare.workflows.cluster.WorkerEnv;

@@ -1,14 +1,13 @@
 package io.gshare.clusterworker;
 
-import io.gshare.contract.internal.InventoryReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.ClusterInventory;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.contract.internal.InventoryReport;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

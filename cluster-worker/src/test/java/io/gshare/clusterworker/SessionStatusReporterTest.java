@@ -1,20 +1,20 @@
 package io.gshare.clusterworker;
 
-import io.gshare.contract.internal.SessionStatus;
-import io.gshare.contract.internal.StatusReport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.contract.internal.SessionStatus;
+import io.gshare.contract.internal.StatusReport;
 import io.gshare.sim.SimSeed;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.Test;
 
 /** The session status report, from a real apiserver's pods (the module's shared cluster) and from given pods. */
 class SessionStatusReporterTest {

@@ -2,7 +2,6 @@ package io.gshare.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gshare.workflows.ControlWorkflows;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;

@@ -1,16 +1,16 @@
 package io.gshare.api.audit;
 
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.audit.AuditQueries;
+import io.gshare.core.audit.AuditQueries.AuditEvent;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
-import io.gshare.core.audit.AuditQueries;
-import io.gshare.core.audit.AuditQueries.AuditEvent;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;

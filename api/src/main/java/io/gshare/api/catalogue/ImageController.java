@@ -1,10 +1,12 @@
 package io.gshare.api.catalogue;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
-import io.gshare.core.error.GshareException;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.catalogue.ImageRepository;
+import io.gshare.core.catalogue.ImageRepository.Image;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -15,8 +17,6 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import java.util.List;
 import org.springframework.http.HttpStatus;
-import io.gshare.core.catalogue.ImageRepository;
-import io.gshare.core.catalogue.ImageRepository.Image;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PatchMapping;

@@ -1,12 +1,11 @@
 package io.gshare.api.catalogue;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.catalogue.OfferingRepository;
-
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.catalogue.OfferingRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.support.NewIds;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

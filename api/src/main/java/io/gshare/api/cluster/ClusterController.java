@@ -1,24 +1,25 @@
 package io.gshare.api.cluster;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
-import io.gshare.core.cluster.ClusterRepository;
-
-import io.gshare.core.cluster.Cluster;
-import io.gshare.core.cluster.OperatorTokenRepository;
-
-import io.gshare.core.error.GshareException;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.cluster.Cluster;
+import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.cluster.OperatorTokenRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.workflows.cluster.ClusterDescription;
 import io.gshare.workflows.cluster.ClusterProbeResult;
 import io.gshare.workflows.cluster.GpuDeviceInfo;
 import io.gshare.workflows.cluster.NodeInfo;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -32,9 +33,6 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
-import io.swagger.v3.oas.annotations.media.Schema;
-import jakarta.validation.constraints.Pattern;
-import java.time.Instant;
 
 /** Every cluster endpoint is for admins. */
 @RestController

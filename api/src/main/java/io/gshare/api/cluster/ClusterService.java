@@ -1,18 +1,18 @@
 package io.gshare.api.cluster;
 
-import io.gshare.core.cluster.ClusterRepository;
-
-import io.gshare.core.cluster.Cluster;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
 import io.gshare.api.dev.DevProperties;
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.operation.OperationService;
 import io.gshare.api.security.Caller;
+import io.gshare.core.cluster.Cluster;
+import io.gshare.core.cluster.ClusterLifecycleRepository;
+import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.support.NewIds;
 import io.gshare.workflows.cluster.ClusterAttachRequest;
 import io.gshare.workflows.cluster.ClusterAttachWorkflow;
@@ -20,30 +20,28 @@ import io.gshare.workflows.cluster.ClusterDetachWorkflow;
 import io.gshare.workflows.cluster.ClusterRerouteRequest;
 import io.gshare.workflows.cluster.ClusterRerouteWorkflow;
 import io.gshare.workflows.cluster.ClusterStatus;
-import io.gshare.workflows.session.SessionReroute;
+import io.gshare.workflows.cluster.TokenRotationWorkflow;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
-import io.gshare.workflows.cluster.TokenRotationWorkflow;
+import io.gshare.workflows.session.SessionReroute;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
-import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
-import io.gshare.core.cluster.ClusterLifecycleRepository;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.util.Objects;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**

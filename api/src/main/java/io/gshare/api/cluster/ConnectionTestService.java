@@ -1,7 +1,6 @@
 package io.gshare.api.cluster;
 
 import io.gshare.core.cluster.ClusterRepository;
-
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.workflows.cluster.ClusterProbeRequest;
@@ -14,10 +13,10 @@ import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.springframework.stereotype.Service;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Runs the cluster probe workflow and records its verdict. The api never calls an apiserver itself:

@@ -1,21 +1,16 @@
 package io.gshare.api.error;
 
-import io.gshare.api.problem.ProblemDocuments;
-import io.gshare.core.audit.AuditLog;
-import jakarta.servlet.http.HttpServletRequest;
-import org.springframework.security.access.AccessDeniedException;
-import org.springframework.security.core.Authentication;
-import org.springframework.security.core.context.SecurityContextHolder;
-import io.gshare.core.error.ProblemCode;
-
-import io.gshare.core.error.GshareException;
-
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.gshare.api.problem.ProblemDocuments;
+import io.gshare.core.audit.AuditLog;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowServiceException;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.ConstraintViolationException;
 import java.sql.SQLException;
 import java.util.List;
@@ -31,6 +26,9 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.web.ErrorResponse;

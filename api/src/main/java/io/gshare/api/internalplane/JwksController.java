@@ -1,7 +1,7 @@
 package io.gshare.api.internalplane;
 
-import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.OpenPaths;
+import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

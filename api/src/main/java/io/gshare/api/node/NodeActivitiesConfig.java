@@ -2,9 +2,9 @@ package io.gshare.api.node;
 
 import io.gshare.activities.control.NodeDrainActivitiesImpl;
 import io.gshare.activities.control.VolumeReclaimActivitiesImpl;
-import io.gshare.core.volume.VolumeReclaims;
 import io.gshare.core.node.NodeDrains;
 import io.gshare.core.operation.OperationRepository;
+import io.gshare.core.volume.VolumeReclaims;
 import io.temporal.client.WorkflowClient;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -1,9 +1,9 @@
 package io.gshare.api.node;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.node.GpuCordon;
 import io.gshare.core.node.NodeQueries;
 import io.gshare.core.node.NodeRemoval;

@@ -1,9 +1,8 @@
 package io.gshare.api.node;
 
-import io.gshare.core.node.NodeQueries;
-
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.node.NodeQueries;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;

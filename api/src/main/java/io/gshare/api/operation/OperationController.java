@@ -1,8 +1,8 @@
 package io.gshare.api.operation;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.ProblemCode;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;

@@ -1,7 +1,7 @@
 package io.gshare.api.operation;
 
-import io.gshare.workflows.common.WireEnum;
 import io.gshare.workflows.common.SearchAttributes;
+import io.gshare.workflows.common.WireEnum;
 import io.temporal.common.SearchAttributeKey;
 import java.util.Optional;
 

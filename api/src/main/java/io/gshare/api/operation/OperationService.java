@@ -4,12 +4,14 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
-import io.gshare.api.temporal.TemporalProperties;
-import io.gshare.workflows.common.Ids;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
+import io.gshare.api.temporal.TemporalProperties;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.operation.OperationRepository;
+import io.gshare.core.session.SessionRepository;
+import io.gshare.workflows.common.Ids;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.OperationStep;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -25,8 +27,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.gshare.core.operation.OperationRepository;
-import io.gshare.core.session.SessionRepository;
 import org.springframework.stereotype.Service;
 
 /**

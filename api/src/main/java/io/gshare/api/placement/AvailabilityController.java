@@ -1,16 +1,15 @@
 package io.gshare.api.placement;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.placement.PlacementService;
-
-import io.gshare.core.catalogue.OfferingRepository;
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Caller;
-import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.tags.Tag;
+import io.gshare.core.catalogue.OfferingRepository;
 import io.gshare.core.cluster.Cluster;
 import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.placement.PlacementService;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;

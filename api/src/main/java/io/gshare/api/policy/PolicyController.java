@@ -1,15 +1,14 @@
 package io.gshare.api.policy;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.policy.PolicyRepository;
-
-import io.gshare.core.policy.Policy;
-
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.policy.Policy;
+import io.gshare.core.policy.PolicyRepository;
+import io.gshare.core.user.TeamRepository;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -18,7 +17,6 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.Pattern;
 import java.math.BigDecimal;
 import org.springframework.http.HttpStatus;
-import io.gshare.core.user.TeamRepository;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;

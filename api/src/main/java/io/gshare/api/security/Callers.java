@@ -2,11 +2,11 @@ package io.gshare.api.security;
 
 import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.core.cluster.OperatorTokenRepository;
+import io.gshare.core.user.UserRepository;
+import io.gshare.workflows.common.Ids;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import io.gshare.core.user.UserRepository;
-import io.gshare.workflows.common.Ids;
 import org.springframework.core.convert.converter.Converter;
 import org.springframework.security.authentication.AbstractAuthenticationToken;
 import org.springframework.security.oauth2.jwt.Jwt;

@@ -1,8 +1,8 @@
 package io.gshare.api.security;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.core.audit.AuditLog;
 import io.gshare.api.problem.ProblemDocuments;
+import io.gshare.core.audit.AuditLog;
 import io.gshare.core.error.ProblemCode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

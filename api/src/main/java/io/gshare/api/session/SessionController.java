@@ -1,14 +1,13 @@
 package io.gshare.api.session;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.api.ratelimit.RateLimit;
 import io.gshare.api.ratelimit.RateLimited;
-import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.session.SessionRepository;
-
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.session.SessionRepository;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.SessionCommand;
@@ -16,11 +15,16 @@ import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import io.temporal.client.WorkflowClient;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Size;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.math.BigDecimal;
 import java.util.List;
 import org.springframework.http.HttpStatus;
@@ -33,11 +37,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
-import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import java.lang.annotation.ElementType;
-import java.lang.annotation.Retention;
-import java.lang.annotation.RetentionPolicy;
-import java.lang.annotation.Target;
 
 @RestController
 @Tag(name = "sessions")

@@ -1,8 +1,12 @@
 package io.gshare.api.session;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.core.policy.Policy;
 import io.gshare.core.policy.PolicyRepository;
-import io.gshare.api.temporal.TemporalProperties;
+import io.gshare.core.session.SessionRepository;
+import io.gshare.core.session.SessionRepository.Unfinished;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.SessionSnapshot;
@@ -10,8 +14,6 @@ import io.gshare.workflows.session.SessionSpec;
 import io.gshare.workflows.session.SessionStart;
 import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionWorkflow;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
@@ -27,8 +29,6 @@ import org.springframework.context.event.EventListener;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.FixedDelayTask;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
-import io.gshare.core.session.SessionRepository;
-import io.gshare.core.session.SessionRepository.Unfinished;
 import org.springframework.stereotype.Component;
 
 /**

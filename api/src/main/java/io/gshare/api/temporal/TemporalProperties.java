@@ -1,10 +1,10 @@
 package io.gshare.api.temporal;
 
+import io.gshare.activities.temporal.TemporalClientAuth;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.PositiveOrZero;
-import io.gshare.activities.temporal.TemporalClientAuth;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,9 +1,11 @@
 package io.gshare.api.user;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.user.TeamRepository;
+import io.gshare.core.user.TeamRepository.Team;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
@@ -11,8 +13,6 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Size;
 import java.util.List;
 import org.springframework.http.HttpStatus;
-import io.gshare.core.user.TeamRepository;
-import io.gshare.core.user.TeamRepository.Team;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;

@@ -1,11 +1,10 @@
 package io.gshare.api.user;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
-import io.gshare.core.user.UserRepository;
-
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.user.UserRepository;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;

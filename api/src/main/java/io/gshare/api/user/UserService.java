@@ -1,17 +1,16 @@
 package io.gshare.api.user;
 
-import io.gshare.core.user.Role;
-import io.gshare.core.user.UserRepository;
-
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.BrowserTokens;
 import io.gshare.api.security.Caller;
 import io.gshare.api.security.SecurityProperties;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.support.NewIds;
+import io.gshare.core.user.Role;
+import io.gshare.core.user.UserRepository;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,11 +1,11 @@
 package io.gshare.api.volume;
 
+import io.gshare.api.error.ProblemResponses;
 import io.gshare.api.ratelimit.RateLimit;
 import io.gshare.api.ratelimit.RateLimited;
-import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.volume.VolumeExpansionRepository;
 import io.gshare.core.volume.VolumeExpansionRepository.Expansion;
 import io.gshare.core.volume.VolumeRepository;

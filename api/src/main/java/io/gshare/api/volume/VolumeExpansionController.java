@@ -1,10 +1,10 @@
 package io.gshare.api.volume;
 
 import io.gshare.api.error.ProblemResponses;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.security.AdminOnly;
 import io.gshare.api.security.Caller;
 import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
 import io.gshare.core.volume.ExpansionStatus;
 import io.gshare.core.volume.VolumeExpansionRepository;
 import io.gshare.core.volume.VolumeExpansionRepository.Expansion;

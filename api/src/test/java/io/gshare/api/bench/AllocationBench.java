@@ -1,9 +1,9 @@
 package io.gshare.api.bench;
 
+import io.gshare.api.support.InventoryFixture;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.placement.PlacementService;
-import io.gshare.api.support.InventoryFixture;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;

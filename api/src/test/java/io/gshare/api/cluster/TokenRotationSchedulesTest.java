@@ -8,11 +8,11 @@ import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.gshare.workflows.cluster.TokenRotationRequest;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
 import io.temporal.client.schedules.Schedule;
 import io.temporal.client.schedules.ScheduleActionStartWorkflow;

@@ -1,21 +1,22 @@
 package io.gshare.api.placement;
 
-import io.gshare.core.placement.PlacementService;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.core.credit.CreditLedger;
-import io.gshare.core.error.GshareException;
-import io.gshare.core.error.ProblemCode;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.core.credit.CreditLedger;
+import io.gshare.core.error.GshareException;
+import io.gshare.core.error.ProblemCode;
+import io.gshare.core.placement.PlacementService;
 import io.gshare.workflows.session.GpuPlacement;
 import java.math.BigDecimal;
+import java.net.URLEncoder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,8 +25,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataAccessException;
-import java.net.URLEncoder;
-import java.util.Objects;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Admission and placement on a real PostgreSQL: fit, binpack, pools, policies, and never beyond capacity. */

@@ -6,10 +6,10 @@ import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
-import io.gshare.workflows.common.TaskQueues;
-import io.gshare.workflows.common.WorkflowIds;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.gshare.workflows.common.TaskQueues;
+import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
 import io.temporal.client.schedules.Schedule;
 import io.temporal.client.schedules.ScheduleActionStartWorkflow;

@@ -1,20 +1,26 @@
 package io.gshare.activities.cluster;
 
-import io.gshare.workflows.common.FailureTypes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.SharedKubeCluster;
 import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.sim.SimObjects;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
+import io.gshare.workflows.common.FailureTypes;
+import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
+import io.gshare.workflows.session.SessionRoute;
 import io.gshare.workflows.session.SessionVolume;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
@@ -29,12 +35,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
-import io.gshare.workflows.kube.LabelKeys;
-import io.gshare.workflows.session.CheckpointImage;
-import io.gshare.workflows.session.SessionRoute;
 
 /**
  * A session's objects on a real apiserver (the module's shared {@link KubeCluster}), the pods placed by the HAMi

@@ -1,17 +1,10 @@
 package io.gshare.core.node;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.contract.internal.InventoryReport;
 import io.gshare.core.support.AdvisoryLocks;
 import io.gshare.core.support.NewIds;
-import io.gshare.contract.internal.InventoryReport;
 import io.gshare.workflows.kube.LabelKeys;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,12 +1,11 @@
 package io.gshare.dev.bench;
 
-import io.gshare.dev.ApiClient;
-
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.dev.ApiClient;
 import io.gshare.dev.DevRuntime;
 import io.gshare.dev.DevRuntimeOptions;
 import io.temporal.client.WorkflowClient;
@@ -14,15 +13,15 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,10 +29,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Arrays;
 
 /**
  * Benchmark, not a test: drives the dev runtime (real api and cluster-worker processes, embedded

@@ -1,8 +1,8 @@
 package io.gshare.workflows.cluster;
 
-import io.gshare.workflows.common.FailureTypes;
 import static io.gshare.workflows.common.Failures.rootMessage;
 
+import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.Progress;
 import io.gshare.workflows.common.TaskQueues;
@@ -15,10 +15,10 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
-import java.util.LinkedHashMap;
 
 public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
 

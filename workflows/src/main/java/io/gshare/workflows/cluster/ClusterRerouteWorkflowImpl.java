@@ -6,7 +6,6 @@ import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.Progress;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
-import io.gshare.workflows.session.SessionRerouteOutcome;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;

@@ -1,6 +1,5 @@
 package io.gshare.workflows.cluster;
 
-import io.gshare.workflows.common.FailureTypes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -14,6 +13,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
+import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.OperationStep;
 import io.gshare.workflows.common.TaskQueues;
@@ -27,12 +27,12 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestWorkflowExtension;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactoryOptions;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import io.temporal.worker.WorkerFactoryOptions;
 import org.mockito.Mockito;
 import org.mockito.invocation.InvocationOnMock;
 import org.mockito.stubbing.Answer;
