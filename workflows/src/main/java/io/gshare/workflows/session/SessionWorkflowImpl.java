@@ -17,11 +17,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 
@@ -33,8 +30,47 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   private static final Logger log = Workflow.getLogger(SessionWorkflowImpl.class);
 
-  /** What the loop carries out, in arrival order: the three user commands and three of its own. */
+  /** What the loop carries out, in arrival order: the users' pause, resume and terminate, and what else asks it to. */
   enum Command { PAUSE, RESUME, TERMINATE, CREDITS, CHECK_POD, MAX_RUNTIME, DRAIN, IDLE, REROUTE, GPU_FAULT }
+
+  /**
+   * A command in the loop's queue with what came with it: a reason (idle, GPU fault, pod reported lost), a drain
+   * order or a reroute. Once carried out it keeps what it left for the handler waiting on it: the session right after
+   * it (not a later state) and, for a drain or a reroute, its outcome. The handler holds it; the loop only drops it.
+   */
+  private static final class Queued {
+    final Command command;
+    final String reason;
+    final SessionDrainOrder drain;
+    final SessionReroute reroute;
+    boolean done;
+    SessionView after;
+    SessionDrainOutcome drained;
+    SessionRerouteOutcome rerouted;
+
+    private Queued(Command command, String reason, SessionDrainOrder drain, SessionReroute reroute) {
+      this.command = command;
+      this.reason = reason;
+      this.drain = drain;
+      this.reroute = reroute;
+    }
+
+    static Queued of(Command command) {
+      return new Queued(command, null, null, null);
+    }
+
+    static Queued because(Command command, String reason) {
+      return new Queued(command, reason, null, null);
+    }
+
+    static Queued drain(SessionDrainOrder order) {
+      return new Queued(Command.DRAIN, null, order, null);
+    }
+
+    static Queued reroute(SessionReroute change) {
+      return new Queued(Command.REROUTE, null, null, change);
+    }
+  }
 
   /** The pause or resume under way plus one waiting: more are refused (operation_in_progress). */
   static final int MAX_USER_COMMANDS_QUEUED = 2;
@@ -85,24 +121,10 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   private String warning;
   private String lastError;
   private String lastErrorType;
-  private String podLostReason;
-  private String idleReason;
-  private String faultReason;
   private Duration runtimeUsed = Duration.ZERO;
   private long runningSince;
-  private final Deque<Command> commands = new ArrayDeque<>();
-  /** What each awaited command left: its update answers with the state right after it, not a later one. */
-  private final Map<Long, SessionView> outcomes = new HashMap<>();
-  /** The commands an update waits on (signals and timers are not awaited, so nothing is kept for them). */
-  private final Set<Long> awaited = new HashSet<>();
-  /** The drain orders, in the order their DRAIN commands were queued, and what each did (by command number). */
-  private final Deque<SessionDrainOrder> drainOrders = new ArrayDeque<>();
-  private final Map<Long, SessionDrainOutcome> drainOutcomes = new HashMap<>();
-  /** The reroutes, in the order their REROUTE commands were queued, and what each did (by command number). */
-  private final Deque<SessionReroute> reroutes = new ArrayDeque<>();
-  private final Map<Long, SessionRerouteOutcome> rerouteOutcomes = new HashMap<>();
-  private long commandsReceived;
-  private long commandsDone;
+  /** The command under way (first) and those waiting behind it, in arrival order. */
+  private final Deque<Queued> commands = new ArrayDeque<>();
   private Progress operation;
 
   /**
@@ -192,19 +214,15 @@ public class SessionWorkflowImpl implements SessionWorkflow {
       if (commands.isEmpty()) {
         continue;
       }
-      Command command = commands.peekFirst();
-      if (command == Command.DRAIN) {
-        drainOutcomes.put(commandsDone + 1, drainOff(drainOrders.pollFirst()));
-      } else if (command == Command.REROUTE) {
-        rerouteOutcomes.put(commandsDone + 1, moveTo(reroutes.pollFirst()));
-      } else {
-        carryOut(command);
+      Queued next = commands.peekFirst();
+      switch (next.command) {
+        case DRAIN -> next.drained = drainOff(next.drain);
+        case REROUTE -> next.rerouted = moveTo(next.reroute);
+        default -> carryOut(next);
       }
       commands.pollFirst();
-      commandsDone++;
-      if (awaited.remove(commandsDone)) {
-        outcomes.put(commandsDone, view());
-      }
+      next.after = view();
+      next.done = true;
       if (!terminal() && commands.isEmpty() && Workflow.getInfo().isContinueAsNewSuggested()) {
         Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(new SessionStart(spec, new SessionSnapshot(state, placement, usedSoFar(), checkpoint)));
@@ -238,13 +256,14 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     }
     if (!Workflow.await(left.isNegative() ? Duration.ZERO : left, () -> !commands.isEmpty())) {
       log.info("session {} reached its max runtime", spec.sessionId());
-      enqueue(spec.maxRuntimeAction() == MaxRuntimeAction.TERMINATE ? Command.TERMINATE : Command.MAX_RUNTIME);
+      enqueue(Queued.of(spec.maxRuntimeAction() == MaxRuntimeAction.TERMINATE ? Command.TERMINATE : Command.MAX_RUNTIME));
     }
   }
 
-  private void carryOut(Command command) {
+  private void carryOut(Queued queued) {
     lastError = null;
     lastErrorType = null;
+    Command command = queued.command;
     switch (command) {
       case PAUSE, CREDITS, MAX_RUNTIME -> {
         if (state == SessionState.RUNNING) {
@@ -252,25 +271,22 @@ public class SessionWorkflowImpl implements SessionWorkflow {
         }
       }
       case IDLE -> {
-        String reason = idleReason;
-        idleReason = null;
         if (state == SessionState.RUNNING) {
-          pause(reason);
+          pause(queued.reason);
         }
       }
       case GPU_FAULT -> {
-        String reason = faultReason;
-        faultReason = null;
         Workflow.getVersion(GPU_FAULT_VERSION, Workflow.DEFAULT_VERSION, GPU_FAULT);
         if (state == SessionState.RUNNING) {
-          pause(reason);
+          pause(queued.reason);
         }
       }
       case CHECK_POD -> {
         if (state == SessionState.RUNNING) {
-          checkPod();
+          checkPod(queued.reason);
         }
       }
+      case DRAIN, REROUTE -> throw new IllegalStateException(command + " has an outcome of its own");
       case RESUME -> {
         if (state == SessionState.PAUSED) {
           resumeSession();
@@ -363,9 +379,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   /** A report said the pod failed or vanished: believe the cluster, not the report. */
-  private void checkPod() {
-    String reported = podLostReason;
-    podLostReason = null;
+  private void checkPod(String reported) {
     PodState pod = cluster.podState(spec.sessionId());
     if (pod != null && "Running".equals(pod.phase())) {
       log.info("session {}: reported lost ({}) but its pod runs", spec.sessionId(), reported);
@@ -538,17 +552,24 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     return state.ended();
   }
 
-  private long enqueue(Command command) {
-    commands.addLast(command);
-    return ++commandsReceived;
+  private Queued enqueue(Queued queued) {
+    commands.addLast(queued);
+    return queued;
+  }
+
+  /** Waits until the command is carried out, or the session ended before it came up. */
+  private Queued awaitDone(Queued queued) {
+    Workflow.await(() -> queued.done || terminal());
+    return queued;
+  }
+
+  private boolean queued(Command command) {
+    return commands.stream().anyMatch(q -> q.command == command);
   }
 
   private SessionView settleAfter(Command command) {
-    long number = enqueue(command);
-    awaited.add(number);
-    Workflow.await(() -> commandsDone >= number || terminal());
-    SessionView outcome = outcomes.remove(number);
-    return outcome == null ? view() : outcome;
+    Queued queued = awaitDone(enqueue(Queued.of(command)));
+    return queued.done ? queued.after : view();
   }
 
   @Override
@@ -591,10 +612,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     if (terminal()) {
       return new SessionDrainOutcome(spec.sessionId(), state, null, null, null, SessionTexts.notOnNode(order, state));
     }
-    drainOrders.addLast(order);
-    long number = enqueue(Command.DRAIN);
-    Workflow.await(() -> commandsDone >= number || terminal());
-    SessionDrainOutcome outcome = drainOutcomes.remove(number);
+    SessionDrainOutcome outcome = awaitDone(enqueue(Queued.drain(order))).drained;
     return outcome != null ? outcome
         : new SessionDrainOutcome(spec.sessionId(), state, null, null, null, SessionTexts.notOnNode(order, state));
   }
@@ -604,10 +622,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
     if (terminal()) {
       return endedReroute();
     }
-    reroutes.addLast(change);
-    long number = enqueue(Command.REROUTE);
-    Workflow.await(() -> commandsDone >= number || terminal());
-    SessionRerouteOutcome outcome = rerouteOutcomes.remove(number);
+    SessionRerouteOutcome outcome = awaitDone(enqueue(Queued.reroute(change))).rerouted;
     return outcome != null ? outcome : endedReroute();
   }
 
@@ -618,32 +633,30 @@ public class SessionWorkflowImpl implements SessionWorkflow {
 
   @Override
   public void creditsExhausted() {
-    if (state == SessionState.RUNNING && !commands.contains(Command.CREDITS)) {
-      enqueue(Command.CREDITS);
+    if (state == SessionState.RUNNING && !queued(Command.CREDITS)) {
+      enqueue(Queued.of(Command.CREDITS));
     }
   }
 
   @Override
   public void idle(String reason) {
-    if (state == SessionState.RUNNING && !commands.contains(Command.IDLE)) {
-      idleReason = reason == null || reason.isBlank() ? "idle" : reason;
-      enqueue(Command.IDLE);
+    if (state == SessionState.RUNNING && !queued(Command.IDLE)) {
+      enqueue(Queued.because(Command.IDLE, reason == null || reason.isBlank() ? "idle" : reason));
     }
   }
 
   @Override
   public void gpuFault(String reason) {
-    if (state == SessionState.RUNNING && !commands.contains(Command.GPU_FAULT)) {
-      faultReason = reason == null || reason.isBlank() ? "its GPU reported a fatal error" : reason;
-      enqueue(Command.GPU_FAULT);
+    if (state == SessionState.RUNNING && !queued(Command.GPU_FAULT)) {
+      enqueue(Queued.because(Command.GPU_FAULT,
+          reason == null || reason.isBlank() ? "its GPU reported a fatal error" : reason));
     }
   }
 
   @Override
   public void podLost(String reason) {
-    if (state == SessionState.RUNNING && !commands.contains(Command.CHECK_POD)) {
-      podLostReason = reason;
-      enqueue(Command.CHECK_POD);
+    if (state == SessionState.RUNNING && !queued(Command.CHECK_POD)) {
+      enqueue(Queued.because(Command.CHECK_POD, reason));
     }
   }
 
@@ -655,7 +668,8 @@ public class SessionWorkflowImpl implements SessionWorkflow {
    * WorkflowReplayTest replays them.
    */
   private void refuseWhenBusy(String what) {
-    long waitingOrUnderWay = commands.stream().filter(c -> c == Command.PAUSE || c == Command.RESUME).count();
+    long waitingOrUnderWay = commands.stream()
+        .filter(q -> q.command == Command.PAUSE || q.command == Command.RESUME).count();
     if (waitingOrUnderWay >= MAX_USER_COMMANDS_QUEUED) {
       // Typed, so the API tells busy from ended by the failure's type rather than its words.
       throw ApplicationFailure.newNonRetryableFailure(SessionTexts.busy(state, what), FailureTypes.SESSION_BUSY);
@@ -663,7 +677,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   }
 
   private void refuseWhenEnded(String what) {
-    if (terminal() || commands.contains(Command.TERMINATE) || state == SessionState.TERMINATING) {
+    if (terminal() || queued(Command.TERMINATE) || state == SessionState.TERMINATING) {
       throw new IllegalStateException(SessionTexts.cannot(state, what));
     }
   }
