@@ -52,6 +52,11 @@ class OpenApiDocumentIT extends ApiIntegrationTest {
         "GET /.well-known/gshare-internal-jwks.json", "GET /internal/connect/verify", "POST /internal/v1/inventory");
     assertThat(documented).isEqualTo(handled);
     assertThat(doc.at("/info/title").asText()).isEqualTo("gShare API");
+    // A record's wire enum is documented by its spellings (WireEnumJsonConfig), a null too where it may be one.
+    assertThat(doc.at("/components/schemas/Node/properties/liveness/enum").toString())
+        .isEqualTo("[\"ready\",\"not_ready\",\"offline\",null]");
+    assertThat(doc.at("/components/schemas/Node/properties/gpu_mode/enum").toString())
+        .isEqualTo("[\"exclusive\",\"fractional\",\"cpu\",\"storage\",null]");
     // The caller comes from the token, never from parameters.
     doc.get("paths").forEach(path -> path.forEach(operation -> operation.path("parameters").forEach(parameter -> {
       if (!"path".equals(parameter.path("in").asText())) {

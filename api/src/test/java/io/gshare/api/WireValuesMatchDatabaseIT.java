@@ -3,6 +3,8 @@ package io.gshare.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.core.node.GpuMode;
+import io.gshare.core.node.NodeLiveness;
 import io.gshare.core.placement.Packing;
 import io.gshare.core.user.Role;
 import io.gshare.core.volume.CapacitySource;
@@ -56,6 +58,12 @@ class WireValuesMatchDatabaseIT extends ApiIntegrationTest {
     assertThat(allowed("users", "role")).containsExactlyInAnyOrderElementsOf(wire(Role.class, Role::wireName));
     assertThat(allowed("policies", "max_runtime_action"))
         .containsExactlyInAnyOrderElementsOf(wire(MaxRuntimeAction.class, MaxRuntimeAction::wireName));
+  }
+
+  @Test
+  void nodeLivenessAndGpuModesAreTheSchemas() {
+    assertThat(allowed("nodes", "liveness")).containsExactlyInAnyOrderElementsOf(wire(NodeLiveness.class, NodeLiveness::wireName));
+    assertThat(allowed("nodes", "gpu_mode")).containsExactlyInAnyOrderElementsOf(wire(GpuMode.class, GpuMode::wireName));
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.gshare.core.catalogue.ImageRepository;
 import io.gshare.core.catalogue.PrepullTargets;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
+import io.gshare.core.node.NodeLiveness;
 import io.gshare.workflows.common.Ids;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
@@ -86,8 +87,8 @@ public class ImagePrepullService {
           throw invalid("node_ids", "node " + n.nodeId() + "'s cluster " + n.clusterId() + " is " + n.clusterStatus()
               + ", not connected");
         }
-        if (!"ready".equals(n.liveness())) {
-          throw invalid("node_ids", "node " + n.nodeId() + " is " + n.liveness() + ", not ready");
+        if (n.liveness() != NodeLiveness.READY) {
+          throw invalid("node_ids", "node " + n.nodeId() + " is " + n.liveness().wireName() + ", not ready");
         }
       }
     } else {

@@ -12,7 +12,8 @@ import org.springframework.context.annotation.Configuration;
  * Two places where the generated document said less than the API does, found by the fault suite's schemathesis run:
  * <ul>
  *   <li>An optional scalar member may be {@code null}, which the API reads as absent (a policy's {@code null} limit
- *       is no limit): the document now types it {@code [T, "null"]} instead of calling such bodies invalid.</li>
+ *       is no limit): the document now types it {@code [T, "null"]} (an enum lists {@code null} too) instead of
+ *       calling such bodies invalid.</li>
  *   <li>Bean Validation's {@code @Pattern} matches the whole value; a JSON Schema {@code pattern} matches anywhere in
  *       it. Each pattern is anchored, so {@code pause|terminate} no longer documents {@code "xpausex"} as valid.</li>
  * </ul>
@@ -49,6 +50,10 @@ class OpenApiOptionalMembers {
         nullable.add("null");
         property.setTypes(nullable);
         property.setType(null);
+        if (property.getEnum() != null && !property.getEnum().contains(null)) {
+          // JSON Schema checks enum apart from type: a null the type allows must be listed too.
+          property.getEnum().add(null);
+        }
       }
     });
   }

@@ -11,7 +11,6 @@ import io.gshare.core.session.SessionRepository;
 import io.gshare.workflows.common.OperationProgress;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.SessionCommand;
-import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionWorkflow;
 import io.swagger.v3.oas.annotations.Operation;
@@ -155,7 +154,7 @@ class SessionController {
     BigDecimal cost = sessions.costSoFar(id);
     String warning = null;
     OperationProgress operation = null;
-    if (live && !SessionState.fromWire(session.state()).ended()) {
+    if (live && !session.state().ended()) {
       try {
         SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(id));
         operation = workflow.progress();

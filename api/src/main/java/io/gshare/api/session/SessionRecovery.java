@@ -109,7 +109,7 @@ public class SessionRecovery implements SchedulingConfigurer {
   public void recover(Unfinished row) {
     GpuPlacement placement = placementOf(row);
     Policy policy = policies.effective(row.teamId());
-    SessionState state = switch (SessionState.fromWire(row.state())) {
+    SessionState state = switch (row.state()) {
       case RUNNING, PAUSING -> placement == null ? SessionState.PAUSED : SessionState.RUNNING;
       case PAUSED, TERMINATING -> SessionState.PAUSED;
       case PENDING, CREATING, RESUMING -> placement == null ? null : SessionState.CREATING;
@@ -119,16 +119,16 @@ public class SessionRecovery implements SchedulingConfigurer {
       rows.markFailed(row.id(), "lost before it was placed (the control plane restarted)");
       return;
     }
-    log.warn("session {} ({}) has no workflow: starting one from Postgres", row.id(), row.state());
+    log.warn("session {} ({}) has no workflow: starting one from Postgres", row.id(), row.state().wireName());
     SessionSpec spec = sessions.specOf(row.id(), row.userId(), row.clusterId(), row.imageReference(), row.port(), row.path(),
         row.domain(), policy, row.volumeId() == null ? null : sessions.volumeOf(row.volumeId(), row.clusterId()), row.checkpointRegistry());
     sessions.startWorkflow(new SessionStart(spec, new SessionSnapshot(state,
         state == SessionState.PAUSED ? null : placement,
         state == SessionState.RUNNING ? row.runUsed() : Duration.ZERO, row.checkpoint())));
     SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(row.id()));
-    if (SessionState.TERMINATING.wireName().equals(row.state())) {
+    if (row.state() == SessionState.TERMINATING) {
       workflow.terminate();
-    } else if (SessionState.PAUSING.wireName().equals(row.state()) && state == SessionState.RUNNING) {
+    } else if (row.state() == SessionState.PAUSING && state == SessionState.RUNNING) {
       workflow.pause();
     }
   }

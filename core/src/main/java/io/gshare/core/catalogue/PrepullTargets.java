@@ -1,5 +1,7 @@
 package io.gshare.core.catalogue;
 
+import io.gshare.core.node.GpuMode;
+import io.gshare.core.node.NodeLiveness;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
@@ -12,7 +14,7 @@ import org.springframework.stereotype.Repository;
 public class PrepullTargets {
 
   /** A node still in its cluster's inventory, with its cluster's status. */
-  public record Node(String nodeId, String clusterId, String hostname, String liveness, String gpuMode,
+  public record Node(String nodeId, String clusterId, String hostname, NodeLiveness liveness, GpuMode gpuMode,
       String clusterStatus) {}
 
   public record Cluster(String clusterId, String status) {}
@@ -56,7 +58,8 @@ public class PrepullTargets {
   }
 
   private static Node map(ResultSet rs, int row) throws SQLException {
-    return new Node(rs.getString("id"), rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("liveness"),
-        rs.getString("gpu_mode"), rs.getString("cluster_status"));
+    return new Node(rs.getString("id"), rs.getString("cluster_id"), rs.getString("hostname"),
+        NodeLiveness.fromWire(rs.getString("liveness")), GpuMode.fromWire(rs.getString("gpu_mode")),
+        rs.getString("cluster_status"));
   }
 }

@@ -4,13 +4,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.contract.internal.InventoryReport;
 import io.gshare.core.support.AdvisoryLocks;
 import io.gshare.core.support.NewIds;
+import io.gshare.workflows.common.WireEnum;
 import io.gshare.workflows.kube.LabelKeys;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -32,7 +32,7 @@ public class InventoryWriter {
   public record Applied(int nodesInserted, int nodesUpdated, int gpusInserted, int gpusUpdated, int gpusRemoved,
       List<String> gpusTurnedUnhealthy) {}
 
-  private record StoredNode(String id, String liveness, String gpuMode, boolean schedulable, boolean losslessPause,
+  private record StoredNode(String id, NodeLiveness liveness, GpuMode gpuMode, boolean schedulable, boolean losslessPause,
       Map<String, String> labels, Map<String, String> capacity, boolean removed) {}
 
   private final JdbcClient jdbc;
@@ -69,8 +69,8 @@ public class InventoryWriter {
           from nodes where cluster_id = :c
         """)
         .param("c", clusterId)
-        .query((rs, n) -> stored.put(rs.getString("hostname"), new StoredNode(rs.getString("id"), rs.getString("liveness"),
-            rs.getString("gpu_mode"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
+        .query((rs, n) -> stored.put(rs.getString("hostname"), new StoredNode(rs.getString("id"),
+            NodeLiveness.fromWire(rs.getString("liveness")), GpuMode.fromWire(rs.getString("gpu_mode")), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
             labels(rs.getString("labels")), labels(rs.getString("capacity")), rs.getTimestamp("removed_at") != null)))
         .list();
 
@@ -78,7 +78,8 @@ public class InventoryWriter {
     int updated = 0;
     Map<String, String> nodeIds = new HashMap<>();
     for (InventoryReport.NodeReport node : report.nodes()) {
-      String liveness = node.ready() ? "ready" : "not_ready";
+      NodeLiveness liveness = NodeLiveness.reported(node.ready());
+      GpuMode gpuMode = GpuMode.fromWire(node.gpuMode());
       Map<String, String> labels = node.labels() == null ? Map.of() : node.labels();
       Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
       StoredNode current = stored.get(node.hostname());
@@ -89,15 +90,15 @@ public class InventoryWriter {
                                capacity, last_seen_at)
             values (:id, :c, :h, :l, :m, :s, :p, cast(:labels as jsonb), cast(:capacity as jsonb), now())
             """)
-            .param("id", id).param("c", clusterId).param("h", node.hostname()).param("l", liveness)
-            .param("m", node.gpuMode()).param("s", node.schedulable()).param("p", node.losslessPause())
+            .param("id", id).param("c", clusterId).param("h", node.hostname()).param("l", liveness.wireName())
+            .param("m", WireEnum.wireNameOrNull(gpuMode)).param("s", node.schedulable()).param("p", node.losslessPause())
             .param("labels", toJson(labels)).param("capacity", toJson(capacity))
             .update();
         nodeIds.put(node.hostname(), id);
         inserted++;
       } else {
         nodeIds.put(node.hostname(), current.id());
-        if (!liveness.equals(current.liveness()) || !Objects.equals(node.gpuMode(), current.gpuMode())
+        if (liveness != current.liveness() || gpuMode != current.gpuMode()
             || node.schedulable() != current.schedulable() || node.losslessPause() != current.losslessPause()
             || !labels.equals(current.labels()) || !capacity.equals(current.capacity()) || current.removed()) {
           jdbc.sql("""
@@ -106,7 +107,8 @@ public class InventoryWriter {
                                last_seen_at = now()
                where id = :id
               """)
-              .param("id", current.id()).param("l", liveness).param("m", node.gpuMode())
+              .param("id", current.id()).param("l", liveness.wireName())
+              .param("m", WireEnum.wireNameOrNull(gpuMode))
               .param("s", node.schedulable()).param("p", node.losslessPause()).param("labels", toJson(labels))
               .param("capacity", toJson(capacity))
               .update();

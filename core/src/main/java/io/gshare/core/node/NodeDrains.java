@@ -14,7 +14,7 @@ import org.springframework.stereotype.Repository;
 public class NodeDrains {
 
   /** A node as a drain addresses it. */
-  public record Target(String nodeId, String clusterId, String hostname, String liveness, String drainState) {}
+  public record Target(String nodeId, String clusterId, String hostname, NodeLiveness liveness, String drainState) {}
 
   private static final String[] LIVE_STATES = SessionState.LIVE.stream().map(SessionState::wireName).toArray(String[]::new);
 
@@ -30,7 +30,7 @@ public class NodeDrains {
         select id, cluster_id, hostname, liveness, drain_state from nodes where id = :id and removed_at is null
         """).param("id", nodeId)
         .query((rs, n) -> new Target(rs.getString("id"), rs.getString("cluster_id"), rs.getString("hostname"),
-            rs.getString("liveness"), rs.getString("drain_state")))
+            NodeLiveness.fromWire(rs.getString("liveness")), rs.getString("drain_state")))
         .optional();
   }
 

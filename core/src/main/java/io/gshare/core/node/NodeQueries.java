@@ -27,7 +27,7 @@ public class NodeQueries {
    * @param drainState {@code draining} or {@code drained} while a drain holds the node out of placement
    *     (POST /api/v1/nodes/{id}/uncordon clears it); null otherwise
    */
-  public record Node(String id, String clusterId, String hostname, String liveness, String gpuMode, String poolId,
+  public record Node(String id, String clusterId, String hostname, NodeLiveness liveness, GpuMode gpuMode, String poolId,
       boolean schedulable, boolean losslessPause, Map<String, String> labels, Map<String, String> capacity,
       Instant lastSeenAt, Instant removedAt, String drainState, String drainReason, List<Gpu> gpus) {}
 
@@ -81,7 +81,8 @@ public class NodeQueries {
     where(sql, params, "gpu_mode", filter.gpuMode());
     sql.append(" order by cluster_id, hostname");
     List<Node> nodes = jdbc.sql(sql.toString()).params(params).query((rs, n) -> new Node(rs.getString("id"),
-        rs.getString("cluster_id"), rs.getString("hostname"), rs.getString("effective_liveness"), rs.getString("gpu_mode"),
+        rs.getString("cluster_id"), rs.getString("hostname"), NodeLiveness.fromWire(rs.getString("effective_liveness")),
+        GpuMode.fromWire(rs.getString("gpu_mode")),
         rs.getString("pool_id"), rs.getBoolean("schedulable"), rs.getBoolean("lossless_pause"),
         labels(rs.getString("labels")), labels(rs.getString("capacity")), instant(rs.getTimestamp("reported_at")),
         instant(rs.getTimestamp("removed_at")), rs.getString("drain_state"), rs.getString("drain_reason"),

@@ -64,7 +64,7 @@ public class NodeRemoval {
         .query(String.class).list()
         .forEach(model -> AdvisoryLocks.placement(jdbc, model));
     // A fresh statement after the locks: it sees every report and placement that committed before them.
-    record Locked(String hostname, String clusterId, String liveness) {}
+    record Locked(String hostname, String clusterId, NodeLiveness liveness) {}
     Locked node = jdbc.sql("""
         select n.hostname, n.cluster_id, %s as liveness
           from nodes n join clusters c on c.id = n.cluster_id
@@ -72,15 +72,16 @@ public class NodeRemoval {
            for update of n
         """.formatted(NodeQueries.EFFECTIVE_LIVENESS))
         .param("id", nodeId).param("stale", liveness.staleAfter().toSeconds())
-        .query((rs, n) -> new Locked(rs.getString("hostname"), rs.getString("cluster_id"), rs.getString("liveness")))
+        .query((rs, n) -> new Locked(rs.getString("hostname"), rs.getString("cluster_id"),
+            NodeLiveness.fromWire(rs.getString("liveness"))))
         .optional().orElseThrow(() -> GshareException.notFound("node", nodeId));
 
-    if (!"offline".equals(node.liveness())) {
+    if (node.liveness() != NodeLiveness.OFFLINE) {
       throw new GshareException(ProblemCode.NODE_LIVE, "node " + node.hostname() + " is still reported by the worker of cluster "
-          + node.clusterId() + " (" + node.liveness() + "), so the next inventory report would register it again: drain it and "
+          + node.clusterId() + " (" + node.liveness().wireName() + "), so the next inventory report would register it again: drain it and "
           + "remove it from the cluster first (kubectl drain " + node.hostname()
           + " --ignore-daemonsets --delete-emptydir-data; kubectl delete node " + node.hostname()
-          + "), then delete it here once it shows offline", Map.of("liveness", node.liveness()));
+          + "), then delete it here once it shows offline", Map.of("liveness", node.liveness().wireName()));
     }
 
     List<String> sessions = jdbc.sql("""

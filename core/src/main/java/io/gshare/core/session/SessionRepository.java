@@ -1,7 +1,9 @@
 package io.gshare.core.session;
 
 import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.PauseKind;
 import io.gshare.workflows.session.SessionRecord;
+import io.gshare.workflows.session.SessionState;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
@@ -20,9 +22,9 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class SessionRepository {
 
-  public record Session(String id, String userId, String name, String state, String stateReason, String clusterId,
+  public record Session(String id, String userId, String name, SessionState state, String stateReason, String clusterId,
       String clusterName, String nodeId, String nodeHostname, String gpuModel, String mode, BigDecimal pricePerHour,
-      String imageReference, String volumeId, String pauseKind, String url, String podPhase, Instant createdAt,
+      String imageReference, String volumeId, PauseKind pauseKind, String url, String podPhase, Instant createdAt,
       Instant startedAt, Instant endedAt, Idle idle) {}
 
   /**
@@ -50,7 +52,7 @@ public class SessionRepository {
   public record ClusterTarget(String sessionDomain, String name, String checkpointRegistry) {}
 
   /** A session not ended, with what recovery needs to start its workflow again. */
-  public record Unfinished(String id, String userId, String clusterId, String state, String imageReference, int port,
+  public record Unfinished(String id, String userId, String clusterId, SessionState state, String imageReference, int port,
       String path, String domain, String checkpoint, String mode, String model, String teamId, String volumeId,
       String checkpointRegistry, Duration runUsed) {}
 
@@ -126,7 +128,8 @@ public class SessionRepository {
           left join images i on i.id = s.image_id left join clusters c on c.id = s.cluster_id
          where s.state not in ('terminated', 'failed')
         """)
-        .query((rs, n) -> new Unfinished(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+        .query((rs, n) -> new Unfinished(rs.getString(1), rs.getString(2), rs.getString(3),
+            SessionState.fromWire(rs.getString(4)), rs.getString(5),
             rs.getInt(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10), rs.getString(11),
             rs.getString(12), rs.getString(13), rs.getString(14), Duration.ofSeconds(Math.max(0, rs.getLong(15)))))
         .list();
@@ -281,10 +284,10 @@ public class SessionRepository {
   }
 
   private static Session map(ResultSet rs, int row) throws SQLException {
-    return new Session(rs.getString("id"), rs.getString("user_id"), rs.getString("name"), rs.getString("state"),
-        rs.getString("state_reason"), rs.getString("cluster_id"), rs.getString("cluster_name"), rs.getString("node_id"),
+    return new Session(rs.getString("id"), rs.getString("user_id"), rs.getString("name"),
+        SessionState.fromWire(rs.getString("state")), rs.getString("state_reason"), rs.getString("cluster_id"), rs.getString("cluster_name"), rs.getString("node_id"),
         rs.getString("node_hostname"), rs.getString("gpu_model"), rs.getString("mode"), rs.getBigDecimal("price_per_hour"),
-        rs.getString("image_reference"), rs.getString("volume_id"), rs.getString("pause_kind"), rs.getString("url"),
+        rs.getString("image_reference"), rs.getString("volume_id"), PauseKind.fromWire(rs.getString("pause_kind")), rs.getString("url"),
         rs.getString("pod_phase"), instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")),
         instant(rs.getTimestamp("ended_at")), idle(rs));
   }

@@ -35,6 +35,11 @@ public interface WireEnum {
         "unknown " + what + " '" + value + "' (" + wireNames(type) + ")"));
   }
 
+  /** {@code value}'s spelling, or null for null: what a nullable column or member stores. */
+  static String wireNameOrNull(WireEnum value) {
+    return value == null ? null : value.wireName();
+  }
+
   /** Every spelling in declaration order, comma-separated: what a refusal lists. */
   static <E extends Enum<E> & WireEnum> String wireNames(Class<E> type) {
     return Arrays.stream(type.getEnumConstants()).map(WireEnum::wireName).collect(Collectors.joining(", "));

@@ -6,4 +6,9 @@ import io.gshare.workflows.common.WireEnum;
 public enum PauseKind implements WireEnum {
   LOSSLESS, COLD;
 
+  /** @return null for null (a session not paused); @throws IllegalArgumentException for any other value */
+  public static PauseKind fromWire(String value) {
+    return value == null ? null : WireEnum.require(PauseKind.class, value, "pause kind");
+  }
+
 }
