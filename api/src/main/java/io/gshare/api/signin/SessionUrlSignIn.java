@@ -9,7 +9,6 @@ import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.core.session.ConnectCodes;
 import io.gshare.core.session.SessionRepository;
-import io.gshare.core.user.Role;
 import io.gshare.core.user.UserRepository;
 import java.net.URI;
 import java.util.Optional;
@@ -101,7 +100,7 @@ public class SessionUrlSignIn {
     return codes.redeem(code, sessionId).flatMap(r -> users.findById(r.userId()).filter(u -> !u.disabled())
         .map(u -> {
           UserService.IssuedToken token = tokens.issue(u.id(), TOKEN_NAME, oidc.browserSessionTtl());
-          return new Redeemed(new Caller.User(u.id(), Role.fromWire(u.role()), u.teamId(), token.id()),
+          return new Redeemed(new Caller.User(u.id(), u.role(), u.teamId(), token.id()),
               sessionId, token);
         }));
   }

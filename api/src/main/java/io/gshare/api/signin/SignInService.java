@@ -63,7 +63,7 @@ public class SignInService {
       }
       String id = NewIds.next("usr");
       String name = Objects.requireNonNullElse(text(claims.get("name")), email);
-      users.insert(id, email, name, (mapped == null ? Role.USER : mapped).wireName(),
+      users.insert(id, email, name, mapped == null ? Role.USER : mapped,
           team != null && users.teamExists(team) ? team : null);
       audit.changed("user:" + id, "user.provisioned", "user", id, "first sign-in through the identity provider",
           Map.of("email", email));
@@ -73,12 +73,12 @@ public class SignInService {
         audit.denied("user:" + user.id(), "user", user.id(), "disabled user tried to sign in");
         throw new GshareException(ProblemCode.FORBIDDEN, "the gShare user " + email + " is disabled");
       }
-      String role = mapped == null ? user.role() : mapped.wireName();
+      Role role = mapped == null ? user.role() : mapped;
       String teamId = team != null && users.teamExists(team) ? team : user.teamId();
-      if (!role.equals(user.role()) || !Objects.equals(teamId, user.teamId())) {
+      if (role != user.role() || !Objects.equals(teamId, user.teamId())) {
         users.update(user.id(), role, teamId, false, user.displayName());
         audit.changed("oidc", "user.updated", "user", user.id(), "role or team from the identity provider's claims",
-            Map.of("role", role, "team", teamId == null ? "" : teamId));
+            Map.of("role", role.wireName(), "team", teamId == null ? "" : teamId));
       }
     }
     UserService.IssuedToken token = tokens.issue(user.id(), TOKEN_NAME, oidc.browserSessionTtl());

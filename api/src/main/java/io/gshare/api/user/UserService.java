@@ -40,9 +40,8 @@ public class UserService implements BrowserTokens {
 
   @Transactional
   public UserRepository.User create(Caller.User caller, String email, String displayName, String role, String teamId) {
-    String wanted = role == null ? "user" : role;
-    requireRole(wanted);
-    if (!"user".equals(wanted)) {
+    Role wanted = role == null ? Role.USER : requireRole(role);
+    if (wanted != Role.USER) {
       access.requireSuperAdmin(caller, "user", null); // only a super admin makes admins
     }
     requireTeam(teamId);
@@ -58,12 +57,11 @@ public class UserService implements BrowserTokens {
   public UserRepository.User update(Caller.User caller, String id, String role, String teamId, Boolean disabled,
       String displayName) {
     UserRepository.User current = users.findById(id).orElseThrow(() -> GshareException.notFound("user", id));
-    String newRole = role == null ? current.role() : role;
-    requireRole(newRole);
-    if (!newRole.equals(current.role()) && (!"user".equals(newRole) || !"user".equals(current.role()))) {
+    Role newRole = role == null ? current.role() : requireRole(role);
+    if (newRole != current.role() && (newRole != Role.USER || current.role() != Role.USER)) {
       access.requireSuperAdmin(caller, "user", id);
     }
-    if (caller.userId().equals(id) && (Boolean.TRUE.equals(disabled) || !newRole.equals(current.role()))) {
+    if (caller.userId().equals(id) && (Boolean.TRUE.equals(disabled) || newRole != current.role())) {
       throw new GshareException(ProblemCode.CONFLICT, "you cannot disable yourself or change your own role");
     }
     String newTeam = teamId == null ? current.teamId() : (teamId.isEmpty() ? null : teamId);
@@ -138,15 +136,15 @@ public class UserService implements BrowserTokens {
   public IssuedToken bootstrapSuperAdmin(String email) {
     UserRepository.User admin = users.firstSuperAdmin().orElseGet(() -> {
       String id = NewIds.next("usr");
-      users.insert(id, email, "Super admin", Role.SUPER_ADMIN.wireName(), null);
+      users.insert(id, email, "Super admin", Role.SUPER_ADMIN, null);
       return users.findById(id).orElseThrow();
     });
     return issue(admin.id(), "bootstrap", properties.userTokenTtl());
   }
 
-  private static void requireRole(String role) {
+  private static Role requireRole(String role) {
     try {
-      Role.fromWire(role);
+      return Role.fromWire(role);
     } catch (IllegalArgumentException e) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, e.getMessage());
     }

@@ -12,6 +12,7 @@ import io.gshare.core.volume.VolumeRepository;
 import io.gshare.core.volume.VolumeRepository.Claim;
 import io.gshare.core.volume.VolumeRepository.Volume;
 import io.gshare.core.volume.VolumeRepository.VolumeSession;
+import io.gshare.core.volume.VolumeStatus;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
@@ -60,7 +61,7 @@ class VolumeController {
    * mounted it (newest first, at most 50) and its open expansion request.
    */
   record VolumeDetail(String id, String ownerId, String name, String poolId, int sizeGb, Integer requestedSizeGb,
-      String status, Long usedBytes, Instant createdAt, Instant deletedAt, Instant reclaimAfter, Instant reclaimedAt,
+      VolumeStatus status, Long usedBytes, Instant createdAt, Instant deletedAt, Instant reclaimAfter, Instant reclaimedAt,
       List<Claim> claims, List<VolumeSession> sessions, Expansion expansion) {}
 
   @PostMapping("/api/v1/volumes")

@@ -12,7 +12,7 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class UserRepository {
 
-  public record User(String id, String email, String displayName, String role, String teamId, boolean disabled,
+  public record User(String id, String email, String displayName, Role role, String teamId, boolean disabled,
       Instant createdAt) {}
 
   public record ApiToken(String id, String userId, String name, Instant createdAt, Instant expiresAt, Instant revokedAt) {}
@@ -60,15 +60,16 @@ public class UserRepository {
         .query(UserRepository::user).optional();
   }
 
-  public void insert(String id, String email, String displayName, String role, String teamId) {
+  public void insert(String id, String email, String displayName, Role role, String teamId) {
     jdbc.sql("insert into users (id, email, display_name, role, team_id) values (:id, :email, :name, :role, :team)")
-        .param("id", id).param("email", email).param("name", displayName).param("role", role).param("team", teamId)
+        .param("id", id).param("email", email).param("name", displayName).param("role", role.wireName())
+        .param("team", teamId)
         .update();
   }
 
-  public void update(String id, String role, String teamId, boolean disabled, String displayName) {
+  public void update(String id, Role role, String teamId, boolean disabled, String displayName) {
     jdbc.sql("update users set role = :role, team_id = :team, disabled = :disabled, display_name = :name where id = :id")
-        .param("id", id).param("role", role).param("team", teamId).param("disabled", disabled).param("name", displayName)
+        .param("id", id).param("role", role.wireName()).param("team", teamId).param("disabled", disabled).param("name", displayName)
         .update();
   }
 
@@ -98,7 +99,8 @@ public class UserRepository {
   }
 
   private static User user(ResultSet rs, int row) throws SQLException {
-    return new User(rs.getString("id"), rs.getString("email"), rs.getString("display_name"), rs.getString("role"),
+    return new User(rs.getString("id"), rs.getString("email"), rs.getString("display_name"),
+        Role.fromWire(rs.getString("role")),
         rs.getString("team_id"), rs.getBoolean("disabled"), instant(rs.getTimestamp("created_at")));
   }
 

@@ -32,14 +32,9 @@ public class StoragePoolRepository {
    * @param allocatedGb the sizes of its volumes not reclaimed (an approved expansion counts at its new size)
    * @param clusters the clusters in its scope and whether each is ready to mount it
    */
-  public record StoragePool(String id, String name, String clusterId, String storageClass, String scope,
-      List<String> clusterIds, String capacitySource, Integer manualCapacityGb, boolean isDefault, Long totalGb,
-      long allocatedGb, Long freeGb, List<ClusterReadiness> clusters, Instant createdAt) {
-
-    public CapacitySource source() {
-      return CapacitySource.fromWire(capacitySource).orElseThrow();
-    }
-  }
+  public record StoragePool(String id, String name, String clusterId, String storageClass, PoolScope scope,
+      List<String> clusterIds, CapacitySource capacitySource, Integer manualCapacityGb, boolean isDefault, Long totalGb,
+      long allocatedGb, Long freeGb, List<ClusterReadiness> clusters, Instant createdAt) {}
 
   /**
    * One cluster in a pool's scope.
@@ -186,7 +181,8 @@ public class StoragePoolRepository {
     Timestamp created = rs.getTimestamp("created_at");
     String id = rs.getString("id");
     return new StoragePool(id, rs.getString("name"), rs.getString("cluster_id"), rs.getString("storage_class"),
-        rs.getString("scope"), List.copyOf(Arrays.asList((String[]) clusterIds.getArray())), source.wireName(), manual,
+        PoolScope.fromWire(rs.getString("scope")).orElseThrow(),
+        List.copyOf(Arrays.asList((String[]) clusterIds.getArray())), source, manual,
         rs.getBoolean("is_default"), total, allocated, VolumeRules.freeGb(total, allocated),
         List.copyOf(readiness.getOrDefault(id, List.of())), created == null ? null : created.toInstant());
   }

@@ -184,8 +184,8 @@ public class StoragePools {
   }
 
   private static Row rowOf(StoragePool pool) {
-    return new Row(pool.name(), pool.clusterId(), pool.storageClass(), PoolScope.fromWire(pool.scope()).orElseThrow(),
-        pool.source(), pool.manualCapacityGb(), pool.isDefault());
+    return new Row(pool.name(), pool.clusterId(), pool.storageClass(), pool.scope(), pool.capacitySource(),
+        pool.manualCapacityGb(), pool.isDefault());
   }
 
   private static Map<String, String> describe(Resolved resolved) {

@@ -28,7 +28,8 @@ public class VolumeRepository {
    * @param reclaimAfter while {@code deleting}: when the reclaim workflow removes its claims (a restore is possible until then)
    */
   public record Volume(String id, String ownerId, String name, String poolId, int sizeGb, Integer requestedSizeGb,
-      String status, Long usedBytes, Instant createdAt, Instant deletedAt, Instant reclaimAfter, Instant reclaimedAt) {
+      VolumeStatus status, Long usedBytes, Instant createdAt, Instant deletedAt, Instant reclaimAfter,
+      Instant reclaimedAt) {
 
     /** What the volume takes of quotas and of its pool: its size, or an approved expansion's larger one. */
     public int effectiveSizeGb() {
@@ -36,7 +37,7 @@ public class VolumeRepository {
     }
 
     public boolean is(VolumeStatus status) {
-      return status.wireName().equals(this.status);
+      return this.status == status;
     }
   }
 
@@ -240,7 +241,8 @@ public class VolumeRepository {
 
   private static Volume map(ResultSet rs, int row) throws SQLException {
     return new Volume(rs.getString("id"), rs.getString("owner_id"), rs.getString("name"), rs.getString("storage_pool_id"),
-        rs.getInt("size_gb"), (Integer) rs.getObject("requested_size_gb"), rs.getString("status"),
+        rs.getInt("size_gb"), (Integer) rs.getObject("requested_size_gb"),
+        VolumeStatus.fromWire(rs.getString("status")),
         (Long) rs.getObject("used_bytes"), instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("deleted_at")),
         instant(rs.getTimestamp("reclaim_after")), instant(rs.getTimestamp("reclaimed_at")));
   }

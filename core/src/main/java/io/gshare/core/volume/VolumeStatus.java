@@ -17,4 +17,9 @@ public enum VolumeStatus implements WireEnum {
   /** Its claims are gone on every cluster; the row stays as history. */
   RECLAIMED;
 
+  /** @throws IllegalArgumentException for a value that is not a volume status */
+  public static VolumeStatus fromWire(String value) {
+    return WireEnum.require(VolumeStatus.class, value, "volume status");
+  }
+
 }

@@ -14,7 +14,6 @@ import io.gshare.core.volume.VolumeRepository.Volume;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Map;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -72,7 +71,7 @@ public class Volumes {
       throw nameConflict(name);
     }
     checkQuota(ownerId, teamId, sizeGb, 1);
-    VolumeRules.checkCapacity(storage.id(), storage.name(), storage.source(), storage.totalGb(), storage.allocatedGb(), sizeGb);
+    VolumeRules.checkCapacity(storage.id(), storage.name(), storage.capacitySource(), storage.totalGb(), storage.allocatedGb(), sizeGb);
     String id = VolumeRepository.newId();
     try {
       volumes.insert(id, ownerId, name, pool, sizeGb);
@@ -103,13 +102,13 @@ public class Volumes {
       return new Deleted(volume, VolumeStatus.DELETING, false);
     }
     if (volume.deletedAt() != null) {
-      throw new GshareException(ProblemCode.CONFLICT, "volume " + volumeId + " is already " + volume.status());
+      throw new GshareException(ProblemCode.CONFLICT, "volume " + volumeId + " is already " + volume.status().wireName());
     }
     sessions.unendedSessionOn(volumeId).ifPresent(user -> {
       throw new GshareException(ProblemCode.VOLUME_IN_USE, "volume " + volumeId + " is used by session " + user[0]
           + " (" + user[1] + "); end that session before deleting the volume", Map.of("session_id", user[0]));
     });
-    VolumeStatus previous = VolumeStatus.valueOf(volume.status().toUpperCase(Locale.ROOT));
+    VolumeStatus previous = volume.status();
     volumes.markDeleting(volumeId, grace);
     Volume deleted = volumes.find(volumeId).orElseThrow();
     audit.changed(actor, "volume.deleted", "volume", volumeId, null, Map.of("owner_id", volume.ownerId(),
@@ -133,7 +132,7 @@ public class Volumes {
   public Volume restore(String actor, String volumeId) {
     Volume volume = volumes.lock(volumeId).orElseThrow(() -> GshareException.notFound("volume", volumeId));
     if (!volume.is(VolumeStatus.DELETING)) {
-      throw new GshareException(ProblemCode.CONFLICT, "volume " + volumeId + " is " + volume.status()
+      throw new GshareException(ProblemCode.CONFLICT, "volume " + volumeId + " is " + volume.status().wireName()
           + (volume.is(VolumeStatus.RECLAIMED) ? ": its data is gone" : ", not being deleted"));
     }
     if (volume.reclaimAfter() != null && !volume.reclaimAfter().isAfter(now())) {
@@ -231,13 +230,13 @@ public class Volumes {
     if (volume.poolId() != null) {
       AdvisoryLocks.storagePool(jdbc, volume.poolId());
       StoragePool pool = pools.findById(volume.poolId()).orElseThrow();
-      VolumeRules.checkCapacity(pool.id(), pool.name(), pool.source(), pool.totalGb(), pool.allocatedGb(), more);
+      VolumeRules.checkCapacity(pool.id(), pool.name(), pool.capacitySource(), pool.totalGb(), pool.allocatedGb(), more);
     }
   }
 
   private static void requireLive(Volume volume) {
     if (volume.deletedAt() != null) {
-      throw new GshareException(ProblemCode.CONFLICT, "volume " + volume.id() + " is " + volume.status());
+      throw new GshareException(ProblemCode.CONFLICT, "volume " + volume.id() + " is " + volume.status().wireName());
     }
   }
 
