@@ -7,6 +7,7 @@ import io.gshare.core.catalogue.PrepullTargets;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
 import io.gshare.core.node.NodeLiveness;
+import io.gshare.workflows.cluster.ClusterStatus;
 import io.gshare.workflows.common.Ids;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
@@ -19,6 +20,7 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -35,7 +37,7 @@ import org.springframework.stereotype.Service;
 @Service
 public class ImagePrepullService {
 
-  private static final Set<String> USABLE_CLUSTER = Set.of("connected");
+  private static final Set<ClusterStatus> USABLE_CLUSTER = EnumSet.of(ClusterStatus.CONNECTED);
 
   private final ImageRepository images;
   private final PrepullTargets targets;
@@ -58,14 +60,14 @@ public class ImagePrepullService {
     Set<String> clusters = ids("cluster_ids", clusterIds);
     Set<String> named = ids("node_ids", nodeIds);
     if (clusters != null) {
-      Map<String, String> found = new LinkedHashMap<>();
+      Map<String, ClusterStatus> found = new LinkedHashMap<>();
       targets.clusters(clusters).forEach(c -> found.put(c.clusterId(), c.status()));
       for (String id : clusters) {
         if (!found.containsKey(id)) {
           throw invalid("cluster_ids", "no cluster " + id);
         }
         if (!USABLE_CLUSTER.contains(found.get(id))) {
-          throw invalid("cluster_ids", "cluster " + id + " is " + found.get(id) + ", not connected");
+          throw invalid("cluster_ids", "cluster " + id + " is " + found.get(id).wireName() + ", not connected");
         }
       }
     }
@@ -84,8 +86,8 @@ public class ImagePrepullService {
           throw invalid("node_ids", "node " + n.nodeId() + " is in cluster " + n.clusterId() + ", not in cluster_ids");
         }
         if (!USABLE_CLUSTER.contains(n.clusterStatus())) {
-          throw invalid("node_ids", "node " + n.nodeId() + "'s cluster " + n.clusterId() + " is " + n.clusterStatus()
-              + ", not connected");
+          throw invalid("node_ids", "node " + n.nodeId() + "'s cluster " + n.clusterId() + " is "
+              + n.clusterStatus().wireName() + ", not connected");
         }
         if (n.liveness() != NodeLiveness.READY) {
           throw invalid("node_ids", "node " + n.nodeId() + " is " + n.liveness().wireName() + ", not ready");

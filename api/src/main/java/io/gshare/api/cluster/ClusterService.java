@@ -273,7 +273,7 @@ public class ClusterService {
    */
   public void restoreTokenSecret(String id) {
     Cluster cluster = clusters.findById(id).orElse(null);
-    if (cluster == null || !TOKEN_RESTORABLE.contains(ClusterStatus.fromWire(cluster.status()))) {
+    if (cluster == null || !TOKEN_RESTORABLE.contains(cluster.status())) {
       return; // attaching installs the Secret itself; detaching removes it on purpose
     }
     String workflowId = WorkflowIds.tokenRotation(id);
@@ -334,7 +334,7 @@ public class ClusterService {
 
   private Cluster live(String id) {
     Cluster cluster = clusters.findById(id).orElseThrow(() -> GshareException.notFound("cluster", id));
-    if ("detached".equals(cluster.status())) {
+    if (cluster.status() == ClusterStatus.DETACHED) {
       throw GshareException.notFound("cluster", id);
     }
     return cluster;

@@ -18,6 +18,7 @@ import io.gshare.core.policy.Policy;
 import io.gshare.core.session.SessionRepository;
 import io.gshare.core.support.NewIds;
 import io.gshare.core.volume.VolumeRepository;
+import io.gshare.workflows.cluster.ClusterStatus;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
@@ -151,7 +152,7 @@ public class SessionService {
   /** Admits, places (on {@code clusterId} only, when given) and starts a session; answers with its id. */
   public String create(Caller.User caller, String offeringId, String imageId, String volumeId, String name,
       String clusterId) {
-    if (clusterId != null && clusterRoutes.findById(clusterId).filter(c -> !"detached".equals(c.status())).isEmpty()) {
+    if (clusterId != null && clusterRoutes.findById(clusterId).filter(c -> c.status() != ClusterStatus.DETACHED).isEmpty()) {
       throw new GshareException(ProblemCode.VALIDATION_FAILED, "no cluster '" + clusterId
           + "': cluster_id must name an attached cluster (GET /api/v1/clusters), or be left out to let placement choose");
     }
@@ -354,11 +355,11 @@ public class SessionService {
       throw new GshareException(ProblemCode.OPERATION_IN_PROGRESS, refused.getOriginalMessage(),
           Map.of("operation_id", WorkflowIds.session(sessionId)));
     }
-    String state = sessions.stateOf(sessionId).orElseThrow();
-    if (command == SessionCommand.TERMINATE && SessionState.fromWire(state).ended()) {
+    SessionState state = sessions.stateOf(sessionId).orElseThrow();
+    if (command == SessionCommand.TERMINATE && state.ended()) {
       return true;
     }
-    throw new GshareException(ProblemCode.CONFLICT, "the session is " + state + "; it cannot " + command.wireName(),
-        Map.of("state", state));
+    throw new GshareException(ProblemCode.CONFLICT, "the session is " + state.wireName() + "; it cannot "
+        + command.wireName(), Map.of("state", state.wireName()));
   }
 }

@@ -2,6 +2,7 @@ package io.gshare.core.catalogue;
 
 import io.gshare.core.node.GpuMode;
 import io.gshare.core.node.NodeLiveness;
+import io.gshare.workflows.cluster.ClusterStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
@@ -15,9 +16,9 @@ public class PrepullTargets {
 
   /** A node still in its cluster's inventory, with its cluster's status. */
   public record Node(String nodeId, String clusterId, String hostname, NodeLiveness liveness, GpuMode gpuMode,
-      String clusterStatus) {}
+      ClusterStatus clusterStatus) {}
 
-  public record Cluster(String clusterId, String status) {}
+  public record Cluster(String clusterId, ClusterStatus status) {}
 
   private static final String NODE_COLUMNS = """
       select n.id, n.cluster_id, n.hostname, n.liveness, n.gpu_mode, c.status as cluster_status
@@ -33,7 +34,7 @@ public class PrepullTargets {
   public List<Cluster> clusters(Collection<String> ids) {
     return jdbc.sql("select id, status from clusters where id = any(:ids) order by id")
         .param("ids", ids.toArray(String[]::new))
-        .query((rs, n) -> new Cluster(rs.getString("id"), rs.getString("status"))).list();
+        .query((rs, n) -> new Cluster(rs.getString("id"), ClusterStatus.fromWire(rs.getString("status")))).list();
   }
 
   /** The named nodes that are still in their cluster's inventory. */
@@ -60,6 +61,6 @@ public class PrepullTargets {
   private static Node map(ResultSet rs, int row) throws SQLException {
     return new Node(rs.getString("id"), rs.getString("cluster_id"), rs.getString("hostname"),
         NodeLiveness.fromWire(rs.getString("liveness")), GpuMode.fromWire(rs.getString("gpu_mode")),
-        rs.getString("cluster_status"));
+        ClusterStatus.fromWire(rs.getString("cluster_status")));
   }
 }

@@ -1,12 +1,13 @@
 package io.gshare.core.cluster;
 
+import io.gshare.workflows.cluster.ClusterStatus;
 import java.time.Instant;
 
 /** A registered cluster as the API shows it; the kubeconfig is never part of it. */
 public record Cluster(
     String id,
     String name,
-    String status,
+    ClusterStatus status,
     String statusReason,
     String sessionDomain,
     String ingressNode,

@@ -1,6 +1,7 @@
 package io.gshare.core.cluster;
 
 import io.gshare.core.node.Liveness;
+import io.gshare.workflows.cluster.ClusterStatus;
 import io.gshare.workflows.session.SessionRoute;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -141,7 +142,7 @@ public class ClusterRepository {
     return new Cluster(
         rs.getString("id"),
         rs.getString("name"),
-        rs.getString("status"),
+        ClusterStatus.fromWire(rs.getString("status")),
         rs.getString("status_reason"),
         rs.getString("session_domain"),
         rs.getString("ingress_node"),

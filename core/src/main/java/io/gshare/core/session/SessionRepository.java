@@ -112,8 +112,9 @@ public class SessionRepository {
         .optional();
   }
 
-  public Optional<String> stateOf(String sessionId) {
-    return jdbc.sql("select state from sessions where id = :id").param("id", sessionId).query(String.class).optional();
+  public Optional<SessionState> stateOf(String sessionId) {
+    return jdbc.sql("select state from sessions where id = :id").param("id", sessionId).query(String.class).optional()
+        .map(SessionState::fromWire);
   }
 
   /** Every session not ended, with the run so far (its open billing window opened when it started running). */
