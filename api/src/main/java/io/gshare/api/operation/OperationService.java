@@ -13,6 +13,7 @@ import io.gshare.core.operation.OperationRepository;
 import io.gshare.core.session.SessionRepository;
 import io.gshare.workflows.common.Ids;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.OperationStep;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
@@ -41,7 +42,7 @@ public class OperationService {
 
   private static final Logger log = LoggerFactory.getLogger(OperationService.class);
 
-  public record Operation(String id, String kind, String objectId, String status, List<OperationStep> steps,
+  public record Operation(String id, String kind, String objectId, OperationStatus status, List<OperationStep> steps,
       String nextStep, String error, String source, Instant startedAt, Instant endedAt, String temporalUiUrl) {}
 
   /**
@@ -85,7 +86,7 @@ public class OperationService {
    * workflow is bounded by (a record left running by a crash between the two does not block for ever).
    */
   public boolean running(String workflowId) {
-    return records.findById(workflowId).filter(r -> "running".equals(r.status()) && r.startedAt() != null
+    return records.findById(workflowId).filter(r -> r.status() == OperationStatus.RUNNING && r.startedAt() != null
         && r.startedAt().isAfter(Instant.now().minus(Duration.ofHours(1)))).isPresent();
   }
 
@@ -95,7 +96,7 @@ public class OperationService {
     Instant started = row.startedAt();
     Instant ended = row.endedAt();
     String link = uiUrl(id, null);
-    if ("running".equals(row.status())) {
+    if (row.status() == OperationStatus.RUNNING) {
       Optional<OperationProgress> live = query(id);
       if (live.isPresent()) {
         OperationProgress p = live.get();
@@ -160,7 +161,7 @@ public class OperationService {
 
   private List<OperationSummary> recorded(String objectId) {
     return records.findByObject(objectId, LIST_LIMIT).stream()
-        .map(r -> new OperationSummary(r.id(), null, r.kind(), r.status(), r.startedAt(), r.endedAt(), uiUrl(r.id(), null)))
+        .map(r -> new OperationSummary(r.id(), null, r.kind(), r.status().wireName(), r.startedAt(), r.endedAt(), uiUrl(r.id(), null)))
         .toList();
   }
 

@@ -3,6 +3,7 @@ package io.gshare.activities.control;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.node.DrainRequest;
@@ -112,7 +113,7 @@ class NodeDrainRetryTest {
         .setWorkflowId(WorkflowIds.nodeDrain("nod_1")).setTaskQueue(TaskQueues.CONTROL).build());
     OperationProgress done = drain.drain(new DrainRequest("nod_1", CLUSTER, "gpu-1", DrainMode.MIGRATE, 600, null));
 
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThat(attempts).containsEntry("ses_1", 2).containsEntry("ses_2", 1);
     assertThat(done.steps().get(1).detail()).contains("ses_1 moved from gpu-1 to gpu-2").contains("ses_2 moved");
     // Each session paused (settled) once and started twice: its create and the one resume elsewhere.

@@ -3,6 +3,7 @@ package io.gshare.core.operation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -20,7 +21,7 @@ import org.springframework.stereotype.Repository;
 public class OperationRepository {
 
   /** @param steps the steps as JSON */
-  public record Row(String id, String kind, String objectId, String status, String steps, String error, String createdBy,
+  public record Row(String id, String kind, String objectId, OperationStatus status, String steps, String error, String createdBy,
       Instant startedAt, Instant endedAt) {}
 
   private final JdbcClient jdbc;
@@ -58,7 +59,7 @@ public class OperationRepository {
                ended_at = excluded.ended_at
         """)
         .param("id", progress.operationId()).param("kind", progress.kind()).param("object", progress.objectId())
-        .param("status", progress.status()).param("steps", steps).param("error", progress.error())
+        .param("status", progress.status().wireName()).param("steps", steps).param("error", progress.error())
         .update();
   }
 
@@ -77,8 +78,8 @@ public class OperationRepository {
   }
 
   private static Row map(ResultSet rs, int row) throws SQLException {
-    return new Row(rs.getString("id"), rs.getString("kind"), rs.getString("object_id"), rs.getString("status"),
-        rs.getString("steps"), rs.getString("error"), rs.getString("created_by"), instant(rs.getTimestamp("started_at")),
+    return new Row(rs.getString("id"), rs.getString("kind"), rs.getString("object_id"),
+        OperationStatus.fromWire(rs.getString("status")), rs.getString("steps"), rs.getString("error"), rs.getString("created_by"), instant(rs.getTimestamp("started_at")),
         instant(rs.getTimestamp("ended_at")));
   }
 

@@ -14,39 +14,39 @@ public final class Progress {
   private final String kind;
   private final String objectId;
   private final List<OperationStep> steps = new ArrayList<>();
-  private String status = OperationProgress.RUNNING;
+  private OperationStatus status = OperationStatus.RUNNING;
   private String error;
 
   public Progress(String operationId, String kind, String objectId, List<String> stepNames) {
     this.operationId = operationId;
     this.kind = kind;
     this.objectId = objectId;
-    stepNames.forEach(name -> steps.add(new OperationStep(name, OperationStep.PENDING, null, 0, 0)));
+    stepNames.forEach(name -> steps.add(new OperationStep(name, StepStatus.PENDING, null, 0, 0)));
   }
 
   /** Lists one more step, pending; for operations whose steps are known only once they run (one per cluster). */
   public void add(String name) {
-    steps.add(new OperationStep(name, OperationStep.PENDING, null, 0, 0));
+    steps.add(new OperationStep(name, StepStatus.PENDING, null, 0, 0));
   }
 
   public void start(String name) {
-    replace(name, OperationStep.RUNNING, null, Workflow.currentTimeMillis(), 0);
+    replace(name, StepStatus.RUNNING, null, Workflow.currentTimeMillis(), 0);
   }
 
   public void done(String name, String detail) {
     OperationStep step = find(name);
-    replace(name, OperationStep.DONE, detail, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),
+    replace(name, StepStatus.DONE, detail, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),
         Workflow.currentTimeMillis());
   }
 
   /** Marks the step that runs now failed and the operation failed with {@code why}. */
   public void fail(String why) {
     for (OperationStep step : steps) {
-      if (OperationStep.RUNNING.equals(step.status())) {
-        replace(step.name(), OperationStep.FAILED, why, step.startedAt(), Workflow.currentTimeMillis());
+      if (step.status() == StepStatus.RUNNING) {
+        replace(step.name(), StepStatus.FAILED, why, step.startedAt(), Workflow.currentTimeMillis());
       }
     }
-    status = OperationProgress.FAILED;
+    status = OperationStatus.FAILED;
     error = why;
   }
 
@@ -56,12 +56,12 @@ public final class Progress {
    */
   public void failStep(String name, String why) {
     OperationStep step = find(name);
-    replace(name, OperationStep.FAILED, why, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),
+    replace(name, StepStatus.FAILED, why, step.startedAt() == 0 ? Workflow.currentTimeMillis() : step.startedAt(),
         Workflow.currentTimeMillis());
   }
 
   public void complete() {
-    status = OperationProgress.COMPLETED;
+    status = OperationStatus.COMPLETED;
   }
 
   public OperationProgress snapshot() {
@@ -73,7 +73,7 @@ public final class Progress {
         .orElseThrow(() -> new IllegalArgumentException("no step " + name));
   }
 
-  private void replace(String name, String newStatus, String detail, long startedAt, long endedAt) {
+  private void replace(String name, StepStatus newStatus, String detail, long startedAt, long endedAt) {
     for (int i = 0; i < steps.size(); i++) {
       if (steps.get(i).name().equals(name)) {
         steps.set(i, new OperationStep(name, newStatus, detail, startedAt, endedAt));

@@ -15,7 +15,9 @@ import static org.mockito.Mockito.withSettings;
 
 import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.OperationStep;
+import io.gshare.workflows.common.StepStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.system.WorkerIdentity;
@@ -90,9 +92,9 @@ class ClusterAttachWorkflowTest {
 
     OperationProgress result = stub(client, worker).attach(new ClusterAttachRequest(CLUSTER, Duration.ofSeconds(30), 3));
 
-    assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(result.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThat(result.steps()).extracting(OperationStep::name).containsExactlyElementsOf(ClusterAttachWorkflowImpl.STEPS);
-    assertThat(result.steps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(OperationStep.DONE));
+    assertThat(result.steps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(StepStatus.DONE));
     assertThat(result.nextStep()).isNull();
     var order = Mockito.inOrder(remote, state);
     order.verify(state).markStatus(CLUSTER, ClusterStatus.ATTACHING, null);
@@ -102,7 +104,7 @@ class ClusterAttachWorkflowTest {
     order.verify(remote).installOperatorToken(CLUSTER);
     order.verify(remote).deployWorker(CLUSTER);
     order.verify(state).markStatus(CLUSTER, ClusterStatus.CONNECTED, null);
-    order.verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.COMPLETED)));
+    order.verify(state).recordOperation(argThat(p -> p.status().equals(OperationStatus.COMPLETED)));
   }
 
   @Test
@@ -128,8 +130,8 @@ class ClusterAttachWorkflowTest {
     assertThatThrownBy(() -> stub(client, worker).attach(ClusterAttachRequest.of(CLUSTER)))
         .rootCause().hasMessageContaining("registration refused").hasMessageContaining("RuntimeClass 'nvidia'")
         .satisfies(e -> assertThat(((ApplicationFailure) e).getType()).isEqualTo(FailureTypes.CLUSTER_ATTACH_FAILED));
-    verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)
-        && p.steps().stream().anyMatch(s -> s.name().equals(ClusterAttachWorkflowImpl.RUNTIME) && s.status().equals("failed"))));
+    verify(state).recordOperation(argThat(p -> p.status().equals(OperationStatus.FAILED)
+        && p.steps().stream().anyMatch(s -> s.name().equals(ClusterAttachWorkflowImpl.RUNTIME) && s.status() == StepStatus.FAILED)));
     verify(remote, never()).deployWorker(anyString());
   }
 
@@ -158,7 +160,7 @@ class ClusterAttachWorkflowTest {
 
     OperationProgress result = stub(client, worker).attach(new ClusterAttachRequest(CLUSTER, Duration.ofSeconds(20), 3));
 
-    assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(result.status()).isEqualTo(OperationStatus.COMPLETED);
     verify(remote, times(2)).deployWorker(CLUSTER);
     verify(state, times(1)).markStatus(CLUSTER, ClusterStatus.CONNECTED, null);
     assertThat(result.steps()).filteredOn(s -> s.name().equals(ClusterAttachWorkflowImpl.DEPLOY))
@@ -175,9 +177,9 @@ class ClusterAttachWorkflowTest {
     env.sleep(Duration.ofSeconds(30));
     OperationProgress running = client.newWorkflowStub(ClusterAttachWorkflow.class, WorkflowIds.clusterAttach(CLUSTER)).progress();
 
-    assertThat(running.status()).isEqualTo(OperationProgress.RUNNING);
+    assertThat(running.status()).isEqualTo(OperationStatus.RUNNING);
     assertThat(running.nextStep()).isEqualTo(ClusterAttachWorkflowImpl.INVENTORY);
-    assertThat(running.steps().get(0).status()).isEqualTo(OperationStep.DONE);
+    assertThat(running.steps().get(0).status()).isEqualTo(StepStatus.DONE);
     assertThat(running.steps().get(0).detail()).isEqualTo("apiserver v1.36.0");
   }
 }

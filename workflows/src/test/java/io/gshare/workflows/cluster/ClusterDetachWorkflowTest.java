@@ -12,6 +12,7 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.WorkflowClient;
@@ -60,7 +61,7 @@ class ClusterDetachWorkflowTest {
         .rootCause().hasMessageContaining("detach refused: 1 session not ended (ses_1)");
     verify(remote, never()).removeWorker(anyString());
     verify(state, never()).deleteInventory(anyString());
-    verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)));
+    verify(state).recordOperation(argThat(p -> p.status().equals(OperationStatus.FAILED)));
   }
 
   @Test
@@ -70,7 +71,7 @@ class ClusterDetachWorkflowTest {
 
     OperationProgress result = stub(env, client, worker).detach(CLUSTER);
 
-    assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(result.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThat(result.steps().get(1).detail()).contains("connection refused").contains("by hand");
     var order = Mockito.inOrder(state);
     order.verify(state).markStatus(CLUSTER, ClusterStatus.DETACHING, null);
@@ -89,6 +90,6 @@ class ClusterDetachWorkflowTest {
         .rootCause().hasMessageContaining("detach failed: database is read-only");
     verify(state).markStatus(argThat(CLUSTER::equals), argThat(ClusterStatus.FAILED::equals), argThat(r -> r.contains("detach again")));
     verify(state, never()).markStatus(CLUSTER, ClusterStatus.DETACHED, null);
-    verify(state).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)));
+    verify(state).recordOperation(argThat(p -> p.status().equals(OperationStatus.FAILED)));
   }
 }

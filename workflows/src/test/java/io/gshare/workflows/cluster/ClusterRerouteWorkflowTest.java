@@ -10,7 +10,9 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.OperationStep;
+import io.gshare.workflows.common.StepStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.session.SessionReroute;
 import io.gshare.workflows.session.SessionRerouteOutcome;
@@ -66,9 +68,9 @@ class ClusterRerouteWorkflowTest {
 
     OperationProgress done = start(env, worker).reroute(new ClusterRerouteRequest("clu_a", CHANGE));
 
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThat(steps(done).get("move session ses_a").detail()).isEqualTo("moved to https://gshare.new.example.com/s/ses_a/");
-    assertThat(steps(done).get("move session ses_b").status()).isEqualTo(OperationStep.DONE);
+    assertThat(steps(done).get("move session ses_b").status()).isEqualTo(StepStatus.DONE);
     verify(activities).recordOperation(any());
   }
 
@@ -86,10 +88,10 @@ class ClusterRerouteWorkflowTest {
     ArgumentCaptor<OperationProgress> recorded = ArgumentCaptor.forClass(OperationProgress.class);
     verify(activities).recordOperation(recorded.capture());
     OperationProgress failed = recorded.getValue();
-    assertThat(failed.status()).isEqualTo(OperationProgress.FAILED);
+    assertThat(failed.status()).isEqualTo(OperationStatus.FAILED);
     assertThat(failed.error()).contains("1 of 2").contains("ses_a");
-    assertThat(steps(failed).get("move session ses_a").status()).isEqualTo(OperationStep.FAILED);
-    assertThat(steps(failed).get("move session ses_b").status()).isEqualTo(OperationStep.DONE);
+    assertThat(steps(failed).get("move session ses_a").status()).isEqualTo(StepStatus.FAILED);
+    assertThat(steps(failed).get("move session ses_b").status()).isEqualTo(StepStatus.DONE);
     verify(activities).rerouteSession(eq("ses_b"), eq(CHANGE));
   }
 }

@@ -14,7 +14,9 @@ import static org.mockito.Mockito.withSettings;
 
 import com.google.protobuf.util.Timestamps;
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.OperationStep;
+import io.gshare.workflows.common.StepStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.WorkflowOptions;
@@ -94,20 +96,20 @@ class TokenRotationWorkflowTest {
 
     OperationProgress result = start(env, worker, WorkflowIds.TOKEN_ROTATION).rotate(ALL);
 
-    assertThat(result.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(result.status()).isEqualTo(OperationStatus.COMPLETED);
     Map<String, OperationStep> steps = steps(result);
     assertThat(result.steps()).extracting(OperationStep::name).containsExactly(TokenRotationWorkflowImpl.LIST,
         "rotate clu_a", "rotate clu_down", "rotate clu_slow", "rotate clu_stuck", "rotate clu_fresh");
-    assertThat(steps.get("rotate clu_a").status()).isEqualTo(OperationStep.DONE);
+    assertThat(steps.get("rotate clu_a").status()).isEqualTo(StepStatus.DONE);
     assertThat(steps.get("rotate clu_a").detail()).contains("a2").contains("the worker authenticates with it");
-    assertThat(steps.get("rotate clu_slow").status()).isEqualTo(OperationStep.DONE);
-    assertThat(steps.get("rotate clu_down").status()).isEqualTo(OperationStep.FAILED);
+    assertThat(steps.get("rotate clu_slow").status()).isEqualTo(StepStatus.DONE);
+    assertThat(steps.get("rotate clu_down").status()).isEqualTo(StepStatus.FAILED);
     assertThat(steps.get("rotate clu_down").detail()).contains("unreachable").contains("connect timed out")
         .contains("alert raised");
-    assertThat(steps.get("rotate clu_stuck").status()).isEqualTo(OperationStep.FAILED);
+    assertThat(steps.get("rotate clu_stuck").status()).isEqualTo(StepStatus.FAILED);
     assertThat(steps.get("rotate clu_stuck").detail()).contains("did not authenticate with it within 180s")
         .contains("alert raised");
-    assertThat(steps.get("rotate clu_fresh").status()).isEqualTo(OperationStep.FAILED);
+    assertThat(steps.get("rotate clu_fresh").status()).isEqualTo(StepStatus.FAILED);
     assertThat(steps.get("rotate clu_fresh").detail()).doesNotContain("alert");
 
     // Bounded retries of the unreachable cluster, then the others went on.
@@ -138,7 +140,7 @@ class TokenRotationWorkflowTest {
 
     assertThat(result.operationId()).isEqualTo("token-rotation-clu_a");
     assertThat(result.objectId()).isEqualTo("clu_a");
-    assertThat(steps(result).get("rotate clu_a").status()).isEqualTo(OperationStep.DONE);
+    assertThat(steps(result).get("rotate clu_a").status()).isEqualTo(StepStatus.DONE);
     verify(tokens, never()).rotatableClusters();
   }
 
@@ -156,7 +158,7 @@ class TokenRotationWorkflowTest {
     OperationProgress result = start(env, worker, WorkflowIds.tokenRotation("clu_a"))
         .rotate(new TokenRotationRequest("clu_a", ALL.confirmWait(), ALL.confirmPoll(), ALL.alertWithin()));
 
-    assertThat(steps(result).get("rotate clu_a").status()).isEqualTo(OperationStep.DONE);
+    assertThat(steps(result).get("rotate clu_a").status()).isEqualTo(StepStatus.DONE);
     assertThat(steps(result).get("rotate clu_a").detail()).contains("a3");
     verify(remote, times(2)).rotateOperatorToken("clu_a");
   }

@@ -10,7 +10,9 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.OperationStep;
+import io.gshare.workflows.common.StepStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.WorkflowClient;
@@ -75,15 +77,15 @@ class ImagePrepullWorkflowTest {
 
     OperationProgress done = WorkflowStub.fromTyped(start(env, client, worker)).getResult(OperationProgress.class);
 
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThat(done.operationId()).isEqualTo("image-prepull-img_1");
-    assertThat(step(done, "clu_a").status()).isEqualTo(OperationStep.DONE);
+    assertThat(step(done, "clu_a").status()).isEqualTo(StepStatus.DONE);
     assertThat(step(done, "clu_a").detail()).startsWith("1 pulled, 1 already present")
         .contains("a-0: pulled").contains("a-1: already present");
     assertThat(step(done, "clu_b").detail()).startsWith("1 already present").contains("b-0: already present");
     verify(clusterA).pull(new ImagePullRequest(IMAGE, REF, List.of("a-0", "a-1")));
     verify(clusterB).pull(new ImagePullRequest(IMAGE, REF, List.of("b-0")));
-    verify(control).recordOperation(argThat(p -> p.status().equals(OperationProgress.COMPLETED)));
+    verify(control).recordOperation(argThat(p -> p.status().equals(OperationStatus.COMPLETED)));
   }
 
   @Test
@@ -100,11 +102,11 @@ class ImagePrepullWorkflowTest {
         .rootCause().isInstanceOf(ApplicationFailure.class)
         .hasMessageContaining("not pulled on 1 of 3 node(s)").hasMessageContaining("a-1: failed: ErrImagePull");
     OperationProgress ended = prepull.progress();
-    assertThat(ended.status()).isEqualTo(OperationProgress.FAILED);
-    assertThat(step(ended, "clu_a").status()).isEqualTo(OperationStep.FAILED);
+    assertThat(ended.status()).isEqualTo(OperationStatus.FAILED);
+    assertThat(step(ended, "clu_a").status()).isEqualTo(StepStatus.FAILED);
     assertThat(step(ended, "clu_a").detail()).contains("a-0: pulled").contains("no space left on device");
-    assertThat(step(ended, "clu_b").status()).isEqualTo(OperationStep.DONE);
-    verify(control).recordOperation(argThat(p -> p.status().equals(OperationProgress.FAILED)));
+    assertThat(step(ended, "clu_b").status()).isEqualTo(StepStatus.DONE);
+    verify(control).recordOperation(argThat(p -> p.status().equals(OperationStatus.FAILED)));
   }
 
   @Test

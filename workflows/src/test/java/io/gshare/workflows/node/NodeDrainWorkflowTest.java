@@ -15,7 +15,9 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.OperationStep;
+import io.gshare.workflows.common.StepStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.DrainMode;
@@ -36,6 +38,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,8 +86,13 @@ class NodeDrainWorkflowTest {
     return drain;
   }
 
+  /** Bounded: a drain that never ends fails its test in two minutes instead of holding the build. */
   private static OperationProgress result(NodeDrainWorkflow drain) {
-    return WorkflowStub.fromTyped(drain).getResult(OperationProgress.class);
+    try {
+      return WorkflowStub.fromTyped(drain).getResult(2, TimeUnit.MINUTES, OperationProgress.class);
+    } catch (TimeoutException e) {
+      throw new AssertionError("the drain did not end within 2 minutes", e);
+    }
   }
 
   @Test
@@ -94,8 +103,8 @@ class NodeDrainWorkflowTest {
 
     OperationProgress done = result(start(env, client, worker, control, request(DrainMode.MIGRATE, 600)));
 
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
-    assertThat(done.steps()).extracting(OperationStep::status).containsOnly(OperationStep.DONE);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
+    assertThat(done.steps()).extracting(OperationStep::status).containsOnly(StepStatus.DONE);
     assertThat(done.steps().get(1).detail()).contains("ses_1 moved to gpu-2").contains("ses_3");
     assertThat(done.steps().get(2).detail()).contains("1 pod(s) evicted (team-a/batch-1)").contains("3 DaemonSet pod(s) stay");
     var order = inOrder(control, cluster);
@@ -109,7 +118,7 @@ class NodeDrainWorkflowTest {
       verify(control, times(1)).drainSession(eq(session),
           eq(new SessionDrainOrder(NODE, HOST, DrainMode.MIGRATE, "disk swap")));
     }
-    verify(control).recordOperation(argThat(p -> OperationProgress.COMPLETED.equals(p.status())));
+    verify(control).recordOperation(argThat(p -> OperationStatus.COMPLETED.equals(p.status())));
   }
 
   @Test
@@ -127,7 +136,7 @@ class NodeDrainWorkflowTest {
         .hasMessageContaining("its workflow is stuck");
     verify(cluster, never()).evictPods(any());
     verify(control, never()).markDrained(anyString());
-    verify(control).recordOperation(argThat(p -> OperationProgress.FAILED.equals(p.status())));
+    verify(control).recordOperation(argThat(p -> OperationStatus.FAILED.equals(p.status())));
   }
 
   /**
@@ -190,7 +199,7 @@ class NodeDrainWorkflowTest {
         .setWorkflowId(WorkflowIds.nodeUncordon(NODE)).setTaskQueue(worker.getTaskQueue()).build());
     OperationProgress undone = uncordon.uncordon(new NodeTarget(NODE, CLUSTER, HOST));
 
-    assertThat(undone.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(undone.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThatThrownBy(() -> result(drain)).isInstanceOf(WorkflowFailedException.class);
     verify(cluster).setUnschedulable(HOST, false);
     assertThat(((RecordingControl) hanging).cleared).isTrue();

@@ -18,6 +18,7 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import io.gshare.workflows.common.OperationProgress;
+import io.gshare.workflows.common.OperationStatus;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.client.WorkflowClient;
@@ -81,7 +82,7 @@ class VolumeReclaimWorkflowTest {
 
     assertThat(env.currentTimeMillis() - started).as("the grace period, on a durable timer")
         .isGreaterThanOrEqualTo(Duration.ofHours(24).toMillis());
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThat(done.steps().get(1).detail()).contains("deleted on clu_a").contains("deleted on clu_b")
         .contains("detached cluster clu_gone: not deleted");
     var order = inOrder(control, clusterA, clusterB);
@@ -99,7 +100,7 @@ class VolumeReclaimWorkflowTest {
 
     OperationProgress done = result(reclaim);
 
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
     assertThat(done.steps().get(0).detail()).contains("restored within the grace period");
     verify(control, never()).begin(anyString());
     verify(clusterA, never()).deleteClaim(anyString());
@@ -118,7 +119,7 @@ class VolumeReclaimWorkflowTest {
     }
 
     OperationProgress stopped = reclaim.progress();
-    assertThat(stopped.status()).isEqualTo(OperationProgress.FAILED);
+    assertThat(stopped.status()).isEqualTo(OperationStatus.FAILED);
     assertThat(stopped.error()).contains("gshare-vol-1 on clu_b").contains("still mounted by pod gshare-sessions/gshare-ses-9");
     verify(clusterB, times(VolumeReclaimWorkflowImpl.CLAIM_ATTEMPTS)).deleteClaim("gshare-vol-1");
     verify(control).alert(eq(VOLUME), contains("still mounted"));
@@ -129,10 +130,10 @@ class VolumeReclaimWorkflowTest {
     WorkflowStub.fromTyped(reclaim).signal(VolumeReclaimWorkflow.RETRY);
     OperationProgress done = result(reclaim);
 
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
     verify(control).markReclaimed(VOLUME);
     verify(clusterA, atLeast(2)).deleteClaim("gshare-vol-1");
-    verify(control, atLeast(1)).recordOperation(argThat(p -> OperationProgress.FAILED.equals(p.status())));
+    verify(control, atLeast(1)).recordOperation(argThat(p -> OperationStatus.FAILED.equals(p.status())));
   }
 
   @Test
@@ -141,7 +142,7 @@ class VolumeReclaimWorkflowTest {
 
     OperationProgress done = result(start(env, client, worker));
 
-    assertThat(done.status()).isEqualTo(OperationProgress.COMPLETED);
+    assertThat(done.status()).isEqualTo(OperationStatus.COMPLETED);
     verify(clusterA, never()).deleteClaim(anyString());
     verify(control, never()).markReclaimed(any());
   }
