@@ -28,13 +28,15 @@ public final class EmbeddedPostgresSupport {
       } catch (IOException e) {
         throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
       }
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      // Stopped after the JVM's Spring contexts have closed, not beside them: a scheduled task caught without its
+      // database held the context's close, and the fork's exit, for 30 s (ShutdownOrder).
+      ShutdownOrder.afterSpringContexts(() -> {
         try {
           server.close();
         } catch (IOException ignored) {
           // the JVM is going away
         }
-      }));
+      });
     }
     return server;
   }
