@@ -20,8 +20,8 @@ import io.swagger.v3.core.util.Json;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.media.StringSchema;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Iterator;
+import java.util.Optional;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -59,7 +59,7 @@ class WireEnumJsonConfig {
         Class<?> raw = javaType == null ? null : javaType.getRawClass();
         if (raw != null && raw.isEnum() && WireEnum.class.isAssignableFrom(raw)) {
           StringSchema schema = new StringSchema();
-          Arrays.stream(raw.getEnumConstants()).map(c -> ((WireEnum) c).wireName()).forEach(schema::addEnumItem);
+          WireEnum.spellings(raw).forEach(schema::addEnumItem);
           return schema;
         }
         return chain.hasNext() ? chain.next().resolve(type, context, chain) : null;
@@ -94,13 +94,9 @@ class WireEnumJsonConfig {
       if (text == null) {
         return context.handleUnexpectedToken(type, in);
       }
-      for (Object constant : type.getEnumConstants()) {
-        if (((WireEnum) constant).wireName().equals(text)) {
-          return constant;
-        }
-      }
-      return context.handleWeirdStringValue(type, text, "not one of the values %s",
-          Arrays.stream(type.getEnumConstants()).map(c -> ((WireEnum) c).wireName()).toList());
+      Optional<WireEnum> constant = WireEnum.parseAny(type, text);
+      return constant.isPresent() ? constant.get()
+          : context.handleWeirdStringValue(type, text, "not one of the values %s", WireEnum.spellings(type));
     }
   }
 }

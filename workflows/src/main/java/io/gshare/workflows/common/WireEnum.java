@@ -1,9 +1,9 @@
 package io.gshare.workflows.common;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * An enum that crosses a boundary (the API's JSON, a database column, a workflow's input) as one spelling per
@@ -21,7 +21,22 @@ public interface WireEnum {
 
   /** The constant spelled {@code value}; empty for any other value, null included. */
   static <E extends Enum<E> & WireEnum> Optional<E> parse(Class<E> type, String value) {
-    return Arrays.stream(type.getEnumConstants()).filter(e -> e.wireName().equals(value)).findFirst();
+    return parseAny(type, value).map(type::cast);
+  }
+
+  /**
+   * {@link #parse} for a class known only at run time to be a wire enum (a JSON mapper's or a schema generator's
+   * view of a type).
+   *
+   * @throws IllegalArgumentException when {@code type} is not an enum implementing this interface
+   */
+  static Optional<WireEnum> parseAny(Class<?> type, String value) {
+    return constantsOf(type).stream().filter(e -> e.wireName().equals(value)).findFirst();
+  }
+
+  /** Every spelling of {@code type} (an enum implementing this interface), in declaration order. */
+  static List<String> spellings(Class<?> type) {
+    return constantsOf(type).stream().map(WireEnum::wireName).toList();
   }
 
   /**
@@ -42,6 +57,13 @@ public interface WireEnum {
 
   /** Every spelling in declaration order, comma-separated: what a refusal lists. */
   static <E extends Enum<E> & WireEnum> String wireNames(Class<E> type) {
-    return Arrays.stream(type.getEnumConstants()).map(WireEnum::wireName).collect(Collectors.joining(", "));
+    return String.join(", ", spellings(type));
+  }
+
+  private static List<WireEnum> constantsOf(Class<?> type) {
+    if (!type.isEnum() || !WireEnum.class.isAssignableFrom(type)) {
+      throw new IllegalArgumentException(type.getName() + " is not an enum implementing WireEnum");
+    }
+    return Arrays.stream(type.getEnumConstants()).map(WireEnum.class::cast).toList();
   }
 }

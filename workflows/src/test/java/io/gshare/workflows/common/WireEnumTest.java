@@ -33,4 +33,14 @@ class WireEnumTest {
             + "terminating, terminated, failed)");
     assertThat(DrainMode.wireNames()).isEqualTo("migrate, pause, terminate");
   }
+
+  @Test
+  void aClassKnownOnlyAtRunTimeParsesTheSameAndAnythingElseIsRefused() {
+    Class<?> type = Routing.class;
+    assertThat(WireEnum.parseAny(type, "gateway-api")).contains(Routing.GATEWAY_API);
+    assertThat(WireEnum.parseAny(type, "gateway_api")).isEmpty();
+    assertThat(WireEnum.spellings(DrainMode.class)).containsExactly("migrate", "pause", "terminate");
+    assertThatThrownBy(() -> WireEnum.spellings(String.class)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("java.lang.String is not an enum implementing WireEnum");
+  }
 }
