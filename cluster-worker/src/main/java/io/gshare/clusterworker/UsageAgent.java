@@ -7,6 +7,7 @@ import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.contract.internal.InternalPaths;
 import io.gshare.contract.internal.LiveUsage;
 import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.session.PodPhase;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -174,7 +175,7 @@ public final class UsageAgent {
       try {
         var query = kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(LabelKeys.SESSION_ID);
         pods = (nodeName == null ? query : query.withField("spec.nodeName", nodeName)).list().getItems().stream()
-            .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())).toList();
+            .filter(p -> p.getStatus() != null && PodPhase.of(p.getStatus().getPhase()) == PodPhase.RUNNING).toList();
       } catch (RuntimeException e) {
         if (due("pods")) {
           log.warn("could not list the session pods ({}); sampling the ones listed before", e.toString());

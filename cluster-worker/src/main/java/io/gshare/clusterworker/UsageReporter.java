@@ -10,6 +10,7 @@ import io.gshare.contract.internal.UsageAnswer;
 import io.gshare.contract.internal.UsageReport;
 import io.gshare.workflows.kube.Annotations;
 import io.gshare.workflows.kube.LabelKeys;
+import io.gshare.workflows.session.PodPhase;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -105,7 +106,7 @@ final class UsageReporter {
 
   private List<Pod> runningSessionPods() {
     return kubernetes.pods().inNamespace(SessionObjects.NAMESPACE).withLabel(LabelKeys.SESSION_ID).list().getItems()
-        .stream().filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())
+        .stream().filter(p -> p.getStatus() != null && PodPhase.of(p.getStatus().getPhase()) == PodPhase.RUNNING
             && p.getMetadata().getDeletionTimestamp() == null).toList();
   }
 

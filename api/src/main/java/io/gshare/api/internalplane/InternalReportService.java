@@ -19,12 +19,14 @@ import io.gshare.core.node.InventoryWriter;
 import io.gshare.core.session.SessionReports;
 import io.gshare.core.volume.VolumeRepository;
 import io.gshare.core.volume.VolumeSyncs;
+import io.gshare.workflows.session.PodPhase;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -114,7 +116,7 @@ class InternalReportService {
     for (SessionStatus s : report.sessions()) {
       written += sessions.applyStatus(s);
     }
-    boolean anyEnded = report.sessions().stream().anyMatch(s -> "Failed".equals(s.phase()) || "Succeeded".equals(s.phase()));
+    boolean anyEnded = report.sessions().stream().anyMatch(InternalReportService::podEnded);
     if (!report.complete() && !anyEnded) {
       return new StatusApplied(written, Map.of());
     }
@@ -123,8 +125,8 @@ class InternalReportService {
     Set<String> reported = new LinkedHashSet<>();
     for (SessionStatus s : report.sessions()) {
       reported.add(s.sessionId());
-      if (running.contains(s.sessionId()) && ("Failed".equals(s.phase()) || "Succeeded".equals(s.phase()))) {
-        lost.put(s.sessionId(), "the cluster reported the pod " + s.phase().toLowerCase()
+      if (running.contains(s.sessionId()) && podEnded(s)) {
+        lost.put(s.sessionId(), "the cluster reported the pod " + s.phase().toLowerCase(Locale.ROOT)
             + (s.message() == null ? "" : ": " + s.message()));
       }
     }
@@ -184,5 +186,10 @@ class InternalReportService {
             ahead.isNegative() ? "behind" : "ahead of");
       }
     }
+  }
+
+  private static boolean podEnded(SessionStatus status) {
+    PodPhase phase = PodPhase.of(status.phase());
+    return phase != null && phase.ended();
   }
 }

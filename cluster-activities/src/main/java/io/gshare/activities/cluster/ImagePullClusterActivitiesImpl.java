@@ -16,6 +16,7 @@ import io.gshare.workflows.image.ImagePullRequest;
 import io.gshare.workflows.image.ImagePullResult;
 import io.gshare.workflows.image.NodePull;
 import io.gshare.workflows.kube.Labels;
+import io.gshare.workflows.session.PodPhase;
 import io.temporal.activity.Activity;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -125,8 +126,8 @@ public class ImagePullClusterActivitiesImpl implements ImagePullClusterActivitie
 
   /** What the pod says about the pull, or null while it still runs. */
   static NodePull outcome(String host, Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase)) {
+    PodPhase phase = pod.getStatus() == null ? null : PodPhase.of(pod.getStatus().getPhase());
+    if (phase == PodPhase.SUCCEEDED) {
       return NodePull.pulled(host);
     }
     for (ContainerStatus container : containers(pod)) {
@@ -138,7 +139,7 @@ public class ImagePullClusterActivitiesImpl implements ImagePullClusterActivitie
         return new NodePull(host, NodePull.PULLED, "the no-op command did not start (" + waiting.getReason() + ")");
       }
     }
-    if ("Failed".equals(phase)) {
+    if (phase == PodPhase.FAILED) {
       boolean onDisk = containers(pod).stream().anyMatch(c -> c.getImageID() != null && !c.getImageID().isEmpty());
       if (onDisk) {
         return new NodePull(host, NodePull.PULLED, "the no-op command failed");

@@ -17,6 +17,7 @@ import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.kube.LabelKeys;
 import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.PodPhase;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
@@ -120,8 +121,8 @@ class SessionClusterActivitiesImplTest {
   void startPodCreatesTheObjectsAndWaitsUntilRunningAndARetryFindsThem() {
     PodState first = activities.startPod(session("ses_s", 0, null));
     PodState retried = activities.startPod(session("ses_s", 0, null));
-    assertThat(first.phase()).isEqualTo("Running");
-    assertThat(retried.phase()).isEqualTo("Running");
+    assertThat(first.phase()).isEqualTo(PodPhase.RUNNING);
+    assertThat(retried.phase()).isEqualTo(PodPhase.RUNNING);
     assertThat(podsOf("ses_s")).hasSize(1);
     assertThat(client.services().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-s").get()).isNotNull();
     assertThat(client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-s").get())
@@ -135,7 +136,7 @@ class SessionClusterActivitiesImplTest {
         base.port(), base.path(), base.sessionDomain(), base.authUrl(), null, null,
         new SessionRoute(SessionRoute.Routing.GATEWAY_API,
             "envoy-gateway-system", "gshare"));
-    assertThat(activities.startPod(gateway).phase()).isEqualTo("Running");
+    assertThat(activities.startPod(gateway).phase()).isEqualTo(PodPhase.RUNNING);
 
     assertThat(client.network().v1().ingresses().inNamespace(SessionObjects.NAMESPACE).withName("gshare-ses-g").get())
         .isNull();
@@ -179,9 +180,9 @@ class SessionClusterActivitiesImplTest {
     activities.ensureObjects(session("ses_a", 2, volume)); // a retried attempt finds what the first made
 
     PodState running = activities.awaitRunning("ses_a");
-    assertThat(running.phase()).isEqualTo("Running");
+    assertThat(running.phase()).isEqualTo(PodPhase.RUNNING);
     assertThat(running.hostname()).isEqualTo(NODE);
-    assertThat(activities.podState("ses_a").phase()).isEqualTo("Running");
+    assertThat(activities.podState("ses_a").phase()).isEqualTo(PodPhase.RUNNING);
     assertThat(podsOf("ses_a")).hasSize(1);
 
     activities.deleteObjects("ses_a");

@@ -15,6 +15,7 @@ import io.gshare.sim.kube.HamiSchedulerStandIn;
 import io.gshare.sim.kube.LocalKubernetes;
 import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.session.GpuPlacement;
+import io.gshare.workflows.session.PodPhase;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
@@ -91,7 +92,7 @@ class SessionStartOnKubernetesIT {
     String card = uuid(EXCLUSIVE, 1);
     PodState state = activities.startPod(session("ses_exclusive", exclusive(card)));
 
-    assertThat(state.phase()).isEqualTo("Running");
+    assertThat(state.phase()).isEqualTo(PodPhase.RUNNING);
     assertThat(state.hostname()).isEqualTo(EXCLUSIVE);
     // KWOK marks the pod Running on its own clock, so the stand-in's Allocate may land just after it.
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(pod("ses_exclusive").getMetadata()
@@ -106,7 +107,7 @@ class SessionStartOnKubernetesIT {
   void slicesShareACardUntilItsSplitCountAndHamiRefusesTheNextInItsWords() {
     String card = uuid(FRACTIONAL, 0);
     for (int i = 0; i < 4; i++) {
-      assertThat(activities.startPod(session("ses_slice_" + i, slice(card, 8000, 25))).phase()).isEqualTo("Running");
+      assertThat(activities.startPod(session("ses_slice_" + i, slice(card, 8000, 25))).phase()).isEqualTo(PodPhase.RUNNING);
     }
     client.resource(SessionObjects.pod(session("ses_slice_4", slice(card, 8000, 25)))).create();
 

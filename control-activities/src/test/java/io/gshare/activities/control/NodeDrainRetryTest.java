@@ -16,6 +16,7 @@ import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.DrainMode;
 import io.gshare.workflows.session.GpuPlacement;
 import io.gshare.workflows.session.MaxRuntimeAction;
+import io.gshare.workflows.session.PodPhase;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionControlActivities;
@@ -146,10 +147,10 @@ class NodeDrainRetryTest {
     @Override public void ensureObjects(SessionPod pod) {}
     @Override public PodState startPod(SessionPod pod) {
       started.merge(pod.sessionId(), 1, Integer::sum);
-      return new PodState("Running", "10.244.0.7", pod.placement().hostname());
+      return new PodState(PodPhase.RUNNING, "10.244.0.7", pod.placement().hostname());
     }
     @Override public PodState awaitRunning(String sessionId) {
-      return new PodState("Running", "10.244.0.7", "gpu-1");
+      return new PodState(PodPhase.RUNNING, "10.244.0.7", "gpu-1");
     }
     @Override public PodState podState(String sessionId) {
       return null;

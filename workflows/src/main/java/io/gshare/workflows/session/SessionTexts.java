@@ -1,6 +1,7 @@
 package io.gshare.workflows.session;
 
 import io.gshare.workflows.common.FailureTypes;
+import io.gshare.workflows.common.WireEnum;
 import java.time.Instant;
 import java.util.Locale;
 
@@ -22,7 +23,7 @@ public final class SessionTexts {
   }
 
   public static String podLost(PodState pod, String reported) {
-    String why = pod == null ? "the pod is gone" : "the pod " + pod.phase().toLowerCase(Locale.ROOT);
+    String why = pod == null ? "the pod is gone" : "the pod " + pod.phase().wireName().toLowerCase(Locale.ROOT);
     return why + (reported == null ? "" : " (" + reported + ")") + "; resume to start it again";
   }
 
@@ -31,7 +32,7 @@ public final class SessionTexts {
   }
 
   public static String running(PodState pod) {
-    return "pod " + pod.phase() + " at " + pod.podIp() + " on " + pod.hostname();
+    return "pod " + WireEnum.wireNameOrNull(pod.phase()) + " at " + pod.podIp() + " on " + pod.hostname();
   }
 
   public static String restoredFrom(String image) {

@@ -381,7 +381,7 @@ public class SessionWorkflowImpl implements SessionWorkflow {
   /** A report said the pod failed or vanished: believe the cluster, not the report. */
   private void checkPod(String reported) {
     PodState pod = cluster.podState(spec.sessionId());
-    if (pod != null && "Running".equals(pod.phase())) {
+    if (pod != null && pod.phase() == PodPhase.RUNNING) {
       log.info("session {}: reported lost ({}) but its pod runs", spec.sessionId(), reported);
       return;
     }

@@ -39,7 +39,7 @@ import org.mockito.Mockito;
 class SessionWorkflowTest {
 
   private static final String SESSION = "ses_1";
-  private static final PodState RUNNING_POD = new PodState("Running", "10.244.0.7", "gpu-1");
+  private static final PodState RUNNING_POD = new PodState(PodPhase.RUNNING, "10.244.0.7", "gpu-1");
   private static final String CLUSTER = "clu_a";
 
   @RegisterExtension
@@ -283,7 +283,7 @@ class SessionWorkflowTest {
   void aStaleLostReportChangesNothing(TestWorkflowEnvironment env, WorkflowClient client, Worker worker) {
     SessionWorkflow session = begin(env, client, worker, start(false, null, null));
     awaitState(env, session, SessionState.RUNNING);
-    when(cluster.podState(SESSION)).thenReturn(new PodState("Running", "10.244.0.7", "gpu-1"));
+    when(cluster.podState(SESSION)).thenReturn(new PodState(PodPhase.RUNNING, "10.244.0.7", "gpu-1"));
 
     SessionWorkflow signals = client.newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(SESSION));
     signals.podLost("the pod is missing from the report");
