@@ -14,8 +14,10 @@ import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.workflows.common.FailureTypes;
+import io.gshare.workflows.common.WireEnum;
 import io.gshare.workflows.kube.Labels;
 import io.gshare.workflows.session.CheckpointImage;
+import io.gshare.workflows.session.PodPhase;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
@@ -25,8 +27,8 @@ import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -46,6 +48,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   private final Duration watchSlice;
   /** How long a deleted pod may take to go (its grace period, 30 s by default, and some). */
   private final Duration deletionWait = Duration.ofSeconds(45);
+  private static final Duration DELETION_READ_AGAIN = Duration.ofSeconds(5);
   /** How long HAMi may refuse a card as cordoned before the start gives up (its scheduler retries meanwhile). */
   private final Duration cordonRefusalGrace;
   private KubernetesClient checkpointClient;
@@ -79,7 +82,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       ensureClaim(session.volume());
     }
     var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(SessionObjects.name(session.sessionId()));
-    if (current(resource, "Failed") == null) {
+    if (current(resource, PodPhase.FAILED) == null) {
       try {
         apply(SessionObjects.pod(session));
       } catch (KubernetesClientException refused) {
@@ -140,11 +143,11 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       } else if (System.nanoTime() - cordonRefusedSince >= cordonRefusalGrace.toNanos()) {
         throw ApplicationFailure.newNonRetryableFailure(staleCordon.get(), FailureTypes.CARD_CORDON_NOT_SEEN);
       }
-      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-      Activity.getExecutionContext().heartbeat(phase);
-      if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
-        String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : phase;
-        throw ApplicationFailure.newNonRetryableFailure("pod " + name + " " + phase.toLowerCase() + ": " + reason, FailureTypes.POD_FAILED);
+      PodPhase phase = phaseOf(pod);
+      Activity.getExecutionContext().heartbeat(WireEnum.wireNameOrNull(phase));
+      if (phase != null && phase.ended()) {
+        String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : phase.wireName();
+        throw ApplicationFailure.newNonRetryableFailure("pod " + name + " " + phase.wireName().toLowerCase(Locale.ROOT) + ": " + reason, FailureTypes.POD_FAILED);
       }
       if (runningAndReady(pod)) {
         return new PodState(phase, pod.getStatus().getPodIP(), pod.getSpec().getNodeName());
@@ -167,7 +170,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
   public String buildCheckpointImage(CheckpointImage checkpoint) {
     String name = SessionObjects.builderName(checkpoint.sessionId());
     var resource = client.pods().inNamespace(SessionObjects.NAMESPACE).withName(name);
-    Pod builder = current(resource, "Failed");
+    Pod builder = current(resource, PodPhase.FAILED);
     if (builder != null && !checkpoint.imageReference().equals(imageOf(builder))) {
       delete(resource); // another pause's builder: each pause has its own tag
       builder = null;
@@ -182,13 +185,13 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
       if (pod == null) {
         throw new IllegalStateException("builder pod " + name + " disappeared");
       }
-      String phase = phaseOf(pod);
-      Activity.getExecutionContext().heartbeat(phase);
-      if ("Succeeded".equals(phase)) {
+      PodPhase phase = phaseOf(pod);
+      Activity.getExecutionContext().heartbeat(WireEnum.wireNameOrNull(phase));
+      if (phase == PodPhase.SUCCEEDED) {
         return checkpoint.imageReference();
       }
-      if ("Failed".equals(phase)) {
-        String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : "Failed";
+      if (phase == PodPhase.FAILED) {
+        String reason = pod.getStatus().getReason() != null ? pod.getStatus().getReason() : phase.wireName();
         throw ApplicationFailure.newNonRetryableFailure("the checkpoint image of " + checkpoint.sessionId()
             + " could not be built on " + checkpoint.hostname() + ": " + reason, "CheckpointImageFailed");
       }
@@ -217,23 +220,30 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
    * ago), or one in {@code stalePhase} from an earlier attempt — pods are immutable, so it is deleted
    * and a new one made. Waits for a deletion to finish; throws (retryably) if it takes too long.
    */
-  private Pod current(PodResource resource, String stalePhase) {
+  private Pod current(PodResource resource, PodPhase stalePhase) {
     Pod pod = resource.get();
-    if (pod != null && (pod.getMetadata().getDeletionTimestamp() != null || stalePhase.equals(phaseOf(pod)))) {
+    if (pod != null && (pod.getMetadata().getDeletionTimestamp() != null || stalePhase == phaseOf(pod))) {
       delete(resource);
       return null;
     }
     return pod;
   }
 
-  /** Deletes the pod and waits until it is gone, so nothing mistakes the old one for a new one. */
+  /**
+   * Deletes the pod and waits until it is gone, so nothing mistakes the old one for a new one. The wait watches in
+   * short slices and reads the pod between them: a fault-suite run once saw the watch miss a deletion and sit out
+   * the whole wait for a pod long gone.
+   */
   private void delete(PodResource resource) {
     resource.delete();
-    try {
-      resource.waitUntilCondition(Objects::isNull, deletionWait.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (KubernetesClientTimeoutException stillThere) {
-      throw new IllegalStateException("a pod of the session is still terminating after " + deletionWait.toSeconds()
-          + "s; trying again");
+    long deadline = System.nanoTime() + deletionWait.toNanos();
+    while (resource.get() != null) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new IllegalStateException("a pod of the session is still terminating after "
+            + deletionWait.toSeconds() + "s; trying again");
+      }
+      watchSlice(resource, p -> false, min(Duration.ofNanos(left), DELETION_READ_AGAIN));
     }
   }
 
@@ -242,17 +252,17 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
         .map(EnvVar::getValue).findFirst().orElse(null);
   }
 
-  private static String phaseOf(Pod pod) {
-    return pod.getStatus() == null ? null : pod.getStatus().getPhase();
+  private static PodPhase phaseOf(Pod pod) {
+    return pod.getStatus() == null ? null : PodPhase.of(pod.getStatus().getPhase());
   }
 
   private static boolean finished(Pod pod) {
-    String phase = phaseOf(pod);
-    return "Failed".equals(phase) || "Succeeded".equals(phase);
+    PodPhase phase = phaseOf(pod);
+    return phase != null && phase.ended();
   }
 
   private static boolean runningAndReady(Pod pod) {
-    return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase())
+    return phaseOf(pod) == PodPhase.RUNNING
         && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
@@ -272,7 +282,7 @@ public class SessionClusterActivitiesImpl implements SessionClusterActivities {
     if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
       return null;
     }
-    return new PodState(pod.getStatus() == null ? null : pod.getStatus().getPhase(),
+    return new PodState(phaseOf(pod),
         pod.getStatus() == null ? null : pod.getStatus().getPodIP(), pod.getSpec().getNodeName());
   }
 
