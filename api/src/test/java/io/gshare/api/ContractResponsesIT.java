@@ -6,12 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.client.ApiCallException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +57,6 @@ class ContractResponsesIT extends ApiIntegrationTest {
   @Autowired ObjectMapper json;
   /** Every call and its answer, written to target/contract-responses.txt for a reader of a failure. */
   private final List<String> answers = new ArrayList<>();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
   private record Caller(String name, String token) {}
 
@@ -67,11 +65,11 @@ class ContractResponsesIT extends ApiIntegrationTest {
   @Test
   void everyAnswerIsDeclaredForItsOperation() throws Exception {
     String admin = adminToken();
-    JsonNode doc = json.readTree(get("/api/v1/openapi", admin).body());
+    JsonNode doc = json.readTree(get("/api/v1/openapi", admin).text());
     List<Caller> callers = List.of(new Caller("no token", null), new Caller("user", tokenFor(newUser("user"))),
         new Caller("super admin", admin), new Caller("cluster-worker", operatorToken(SIM_CLUSTER_ID)));
     // PUT /api/v1/policies/default with {} is a valid whole policy: put back what other tests may rely on.
-    String defaultPolicy = policyInput(get("/api/v1/policies/default", admin).body());
+    String defaultPolicy = policyInput(get("/api/v1/policies/default", admin).text());
 
     List<String> failures = new ArrayList<>();
     Map<String, Integer> seen = new TreeMap<>();
@@ -205,23 +203,16 @@ class ContractResponsesIT extends ApiIntegrationTest {
    * (a stream that opened is an answer in itself; it is closed unread).
    */
   private Answer call(String method, String path, String body, String token, String accept) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(TIMEOUT)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
-    if (token != null) {
-      request.header("Authorization", "Bearer " + token);
-    }
-    if (accept != null) {
-      request.header("Accept", accept);
-    }
     HttpResponse<InputStream> response;
     try {
-      response = http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream())
-          .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-    } catch (TimeoutException e) {
-      return new Answer(599, "", "no answer within " + TIMEOUT.toSeconds() + " s");
+      // What a client of the operation asks for: its media types where it names them, else any.
+      response = api(token).timeout(TIMEOUT)
+          .stream(method, path, body, Map.of("Accept", accept == null ? "*/*" : accept));
+    } catch (ApiCallException e) {
+      if (e.getCause() instanceof HttpTimeoutException) {
+        return new Answer(599, "", "no answer within " + TIMEOUT.toSeconds() + " s");
+      }
+      throw e;
     }
     String type = response.headers().firstValue("Content-Type").orElse("");
     if (type.startsWith("text/event-stream")) {

@@ -6,10 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.gshare.client.ApiResponse;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -20,9 +18,9 @@ class ErrorsIT extends ApiIntegrationTest {
 
   @Test
   void anUnknownClusterIsANotFoundProblem() throws Exception {
-    HttpResponse<String> response = post("/api/v1/clusters/clu_nope/connection-test", "{}", adminToken());
+    ApiResponse response = post("/api/v1/clusters/clu_nope/connection-test", "{}", adminToken());
     assertProblem(response, 404, "not_found");
-    assertThat(json.readTree(response.body()).get("detail").asText()).contains("clu_nope");
+    assertThat(json.readTree(response.text()).get("detail").asText()).contains("clu_nope");
   }
 
   @Test
@@ -37,12 +35,12 @@ class ErrorsIT extends ApiIntegrationTest {
     int users = jdbc.sql("select count(*) from users").query(Integer.class).single();
 
     assertProblem(post("/api/v1/users", "{not json", admin), 400, "bad_request");
-    HttpResponse<String> unknown = post("/api/v1/users", "{\"email\":\"x@example.com\",\"is_root\":true}", admin);
+    ApiResponse unknown = post("/api/v1/users", "{\"email\":\"x@example.com\",\"is_root\":true}", admin);
     assertProblem(unknown, 400, "bad_request");
-    assertThat(json.readTree(unknown.body()).get("detail").asText()).contains("is_root");
-    HttpResponse<String> invalid = post("/api/v1/users", "{\"email\":\"not-an-email\"}", admin);
+    assertThat(json.readTree(unknown.text()).get("detail").asText()).contains("is_root");
+    ApiResponse invalid = post("/api/v1/users", "{\"email\":\"not-an-email\"}", admin);
     assertProblem(invalid, 422, "validation_failed");
-    assertThat(json.readTree(invalid.body()).at("/errors/0/field").asText()).isEqualTo("email");
+    assertThat(json.readTree(invalid.text()).at("/errors/0/field").asText()).isEqualTo("email");
 
     assertThat(jdbc.sql("select count(*) from users").query(Integer.class).single()).isEqualTo(users);
   }
@@ -50,7 +48,7 @@ class ErrorsIT extends ApiIntegrationTest {
   @Test
   void anOversizedBodyIsRefused() throws Exception {
     String huge = "{\"email\":\"a@example.com\",\"display_name\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}";
-    HttpResponse<String> response = post("/api/v1/users", huge, adminToken());
+    ApiResponse response = post("/api/v1/users", huge, adminToken());
     assertProblem(response, 413, "payload_too_large");
   }
 
@@ -59,19 +57,15 @@ class ErrorsIT extends ApiIntegrationTest {
   void whatTheFuzzerFoundIsAnsweredInWordsAndWritesNothing() throws Exception {
     String admin = adminToken();
     String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).text()).get("id").asText();
     int teams = jdbc.sql("select count(*) from teams").query(Integer.class).single();
 
     // A multipart Content-Type without a boundary: no endpoint takes multipart.
-    HttpRequest multipart = HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + port + "/api/v1/teams"))
-        .header("Authorization", "Bearer " + admin).header("Content-Type", "multipart/form-data")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"t\"}")).build();
-    assertProblem(HttpClient.newHttpClient().send(multipart,
-        HttpResponse.BodyHandlers.ofString()), 415, "unsupported_media_type");
+    assertProblem(send("POST", "/api/v1/teams", "{\"name\":\"t\"}", admin,
+        Map.of("Content-Type", "multipart/form-data")), 415, "unsupported_media_type");
     // A PATCH that breaks the table's CHECK (a name of 1 to 100 characters): refused before the database.
     assertProblem(send("PATCH", "/api/v1/images/" + image, "{\"name\":\"\"}", admin), 422, "validation_failed");
-    assertThat(json.readTree(get("/api/v1/images/" + image, admin).body()).get("name").asText()).isNotEmpty();
+    assertThat(json.readTree(get("/api/v1/images/" + image, admin).text()).get("name").asText()).isNotEmpty();
     // Values of another type than the document's, and text after the document.
     assertProblem(post("/api/v1/teams", "{\"name\":5}", admin), 400, "bad_request");
     assertProblem(post("/api/v1/credits/grants", "{\"user_id\":\"usr_x\",\"amount\":\"5\"}", admin), 400, "bad_request");
@@ -81,11 +75,11 @@ class ErrorsIT extends ApiIntegrationTest {
     assertThat(jdbc.sql("select count(*) from teams").query(Integer.class).single()).isEqualTo(teams);
   }
 
-  private void assertProblem(HttpResponse<String> response, int status, String code) throws Exception {
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+  private void assertProblem(ApiResponse response, int status, String code) throws Exception {
+    assertThat(response.status()).as(response.text()).isEqualTo(status);
     assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
         v -> assertThat(v).startsWith("application/problem+json"));
-    JsonNode body = json.readTree(response.body());
+    JsonNode body = json.readTree(response.text());
     assertThat(body.get("status").asInt()).isEqualTo(status);
     assertThat(body.get("code").asText()).isEqualTo(code);
     assertThat(body.get("type").asText()).isEqualTo("urn:gshare:problem:" + code);

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.error.ProblemCode;
 import jakarta.servlet.http.HttpServletResponse;
-import java.net.http.HttpResponse;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -31,9 +31,9 @@ class OpenApiDocumentIT extends ApiIntegrationTest {
 
   @Test
   void everyHandledOperationIsDocumentedAndNothingElse() throws Exception {
-    HttpResponse<String> response = get("/api/v1/openapi", tokenFor(newUser("user")));
-    assertThat(response.statusCode()).isEqualTo(200);
-    JsonNode doc = json.readTree(response.body());
+    ApiResponse response = get("/api/v1/openapi", tokenFor(newUser("user")));
+    assertThat(response.status()).isEqualTo(200);
+    JsonNode doc = json.readTree(response.text());
 
     Set<String> documented = new TreeSet<>();
     doc.get("paths").fields().forEachRemaining(path -> path.getValue().fieldNames()
@@ -70,7 +70,7 @@ class OpenApiDocumentIT extends ApiIntegrationTest {
 
   @Test
   void everyOperationDeclaresItsProblemsAndItsSuccess() throws Exception {
-    JsonNode doc = json.readTree(get("/api/v1/openapi", tokenFor(newUser("user"))).body());
+    JsonNode doc = json.readTree(get("/api/v1/openapi", tokenFor(newUser("user"))).text());
 
     Set<String> wireNames = new TreeSet<>();
     doc.at("/components/schemas/Problem/properties/code/enum").forEach(code -> wireNames.add(code.asText()));

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.client.ApiResponse;
 import java.io.IOException;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,10 +33,10 @@ class OpenApiLintIT extends ApiIntegrationTest {
     Path redocly = Path.of(System.getProperty("gshare.redocly.cli",
         LINT_DIR.resolve("node_modules/.bin/redocly").toString()));
     assertThat(redocly).as("the pinned Redocly CLI: run hack/tools.sh").isExecutable();
-    HttpResponse<String> served = get("/api/v1/openapi", tokenFor(newUser("user")));
-    assertThat(served.statusCode()).isEqualTo(200);
+    ApiResponse served = get("/api/v1/openapi", tokenFor(newUser("user")));
+    assertThat(served.status()).isEqualTo(200);
     Files.createDirectories(DOCUMENT.getParent());
-    Files.writeString(DOCUMENT, served.body());
+    Files.writeString(DOCUMENT, served.text());
 
     Path report = Path.of("target", "openapi-lint.json");
     ProcessBuilder command = new ProcessBuilder(redocly.toAbsolutePath().toString(), "lint",

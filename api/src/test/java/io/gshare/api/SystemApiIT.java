@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
-import java.net.http.HttpResponse;
+import io.gshare.client.ApiResponse;
 import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.flywaydb.core.Flyway;
@@ -20,16 +20,16 @@ class SystemApiIT extends ApiIntegrationTest {
 
   @Test
   void healthzIsLivenessOnlyAndNeedsNoToken() {
-    HttpResponse<String> response = get("/healthz", null);
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.body()).contains("\"status\":\"ok\"");
+    ApiResponse response = get("/healthz", null);
+    assertThat(response.status()).isEqualTo(200);
+    assertThat(response.text()).contains("\"status\":\"ok\"");
   }
 
   @Test
   void systemShowsSchemaTemporalAndThePollersOfEveryQueue() throws Exception {
-    HttpResponse<String> response = get("/api/v1/system", adminToken());
-    assertThat(response.statusCode()).isEqualTo(200);
-    JsonNode body = json.readTree(response.body());
+    ApiResponse response = get("/api/v1/system", adminToken());
+    assertThat(response.status()).isEqualTo(200);
+    JsonNode body = json.readTree(response.text());
 
     assertThat(body.at("/database/schema_version").asText()).isEqualTo(flyway.info().current().getVersion().getVersion());
     assertThat(body.at("/database/pending_migrations").asInt()).isZero();
@@ -54,9 +54,9 @@ class SystemApiIT extends ApiIntegrationTest {
   @Test
   void connectionTestReachesTheClusterThroughItsWorker() throws Exception {
     String admin = adminToken();
-    HttpResponse<String> response = post("/api/v1/clusters/clu_sim/connection-test", "{}", admin);
-    assertThat(response.statusCode()).isEqualTo(200);
-    JsonNode body = json.readTree(response.body());
+    ApiResponse response = post("/api/v1/clusters/clu_sim/connection-test", "{}", admin);
+    assertThat(response.status()).isEqualTo(200);
+    JsonNode body = json.readTree(response.text());
 
     assertThat(body.get("status").asText()).isEqualTo("connected");
     assertThat(body.at("/checks/runtime_class_nvidia").asBoolean()).isTrue();
@@ -66,7 +66,7 @@ class SystemApiIT extends ApiIntegrationTest {
     assertThat(body.get("apiserver_version").asText())
         .isEqualTo(simulatedCluster().kubernetes().serverVersion());
 
-    JsonNode cluster = json.readTree(get("/api/v1/clusters/clu_sim", admin).body());
+    JsonNode cluster = json.readTree(get("/api/v1/clusters/clu_sim", admin).text());
     assertThat(cluster.get("status").asText()).isEqualTo("connected");
     assertThat(cluster.has("worker_last_seen_at")).isTrue();
     assertThat(cluster.has("kubeconfig_ciphertext")).isFalse();
@@ -77,9 +77,9 @@ class SystemApiIT extends ApiIntegrationTest {
     post("/api/v1/clusters/clu_sim/connection-test", "{}", adminToken());
     // The SDK reports through its metrics scope on an interval.
     Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      HttpResponse<String> response = getManagement("/actuator/prometheus");
-      assertThat(response.statusCode()).isEqualTo(200);
-      assertThat(response.body()).contains("temporal_request").contains("http_server_requests");
+      ApiResponse response = getManagement("/actuator/prometheus");
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.text()).contains("temporal_request").contains("http_server_requests");
     });
   }
 }

@@ -3,12 +3,13 @@ package io.gshare.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.config.CliConfig;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.Json;
 import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Table;
 import io.gshare.cli.support.Terminal;
+import io.gshare.cli.support.Version;
+import io.gshare.client.GshareClient;
 import java.net.URI;
 import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,14 +36,19 @@ public abstract class CliCommand {
    * The API to talk to: {@code $GSHARE_SERVER} and {@code $GSHARE_TOKEN} when set (CI jobs), else the context named by
    * {@code --context}, else the current one.
    */
-  protected ApiClient api() {
+  protected GshareClient api() {
     String server = env().env().apply("GSHARE_SERVER");
     String token = env().env().apply("GSHARE_TOKEN");
     if (server != null && !server.isBlank() && token != null && !token.isBlank()) {
-      return new ApiClient(URI.create(server), token);
+      return client(URI.create(server), token);
     }
     CliConfig.Context context = context();
-    return new ApiClient(URI.create(context.server()), context.token());
+    return client(URI.create(context.server()), context.token());
+  }
+
+  /** The API at {@code server} as this CLI calls it (its {@code User-Agent} names the CLI and its version). */
+  public static GshareClient client(URI server, String token) {
+    return new GshareClient(server, token).userAgent("gshare-cli/" + Version.current());
   }
 
   protected CliConfig.Context context() {

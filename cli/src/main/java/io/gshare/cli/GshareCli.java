@@ -11,11 +11,13 @@ import io.gshare.cli.node.GpusCommand;
 import io.gshare.cli.node.NodesCommand;
 import io.gshare.cli.operation.OperationsCommand;
 import io.gshare.cli.session.SessionsCommand;
-import io.gshare.cli.support.ApiProblemException;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Version;
 import io.gshare.cli.volume.VolumesCommand;
+import io.gshare.client.ApiCallException;
+import io.gshare.client.ApiProblemException;
+import java.net.ConnectException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -115,6 +117,9 @@ public final class GshareCli implements Runnable {
         env.terminal().err().println(problem.problem().describe());
       } else if (e instanceof CliException failure) {
         env.terminal().err().println("error: " + failure.getMessage());
+      } else if (e instanceof ApiCallException failure) {
+        env.terminal().err().println("error: " + failure.getMessage()
+            + (failure.getCause() instanceof ConnectException ? " (gshare context list)" : ""));
       } else {
         env.terminal().err().println("error: " + e);
         if (env.env().apply("GSHARE_DEBUG") != null) {

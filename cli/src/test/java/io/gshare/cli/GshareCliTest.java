@@ -1,5 +1,6 @@
 package io.gshare.cli;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;

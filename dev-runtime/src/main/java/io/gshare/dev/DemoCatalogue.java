@@ -1,11 +1,20 @@
 package io.gshare.dev;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gshare.dev.ApiClient.CallFailed;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.gshare.client.ApiCallException;
+import io.gshare.client.ApiJson;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.ApiProblemException;
+import io.gshare.client.GshareClient;
+import io.gshare.client.catalogue.Catalogue;
+import io.gshare.client.credit.Credits;
+import io.gshare.client.node.Node;
+import io.gshare.client.session.NewSession;
+import io.gshare.client.user.Users;
 import io.gshare.sim.SimSeed;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -18,6 +27,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +80,7 @@ public final class DemoCatalogue {
    * @param imageId the demo image, null when it could not be made
    * @param demoUserId the demo user, null when it could not be made
    * @param tokenFile {@code <data dir>/demo.token}; holds a token of the demo user when {@link #ready()}
-   * @param problems each call that failed, in words (method, path, status, problem detail); empty when all went well
+   * @param problems each call that failed, in words (what it did, status, problem code and detail); empty when all went well
    */
   public record Demo(List<Offering> offerings, String imageId, String adminUserId, String demoUserId, Path tokenFile,
       List<String> problems) {
@@ -90,13 +101,14 @@ public final class DemoCatalogue {
       return sessionOffering().isPresent() && imageId != null && demoUserId != null && Files.isRegularFile(tokenFile);
     }
 
-    /** The body of the banner's {@code POST /api/v1/sessions}. */
+    /** The body of the banner's {@code POST /api/v1/sessions}, as the API's JSON. */
     public String sessionBody() {
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("offering_id", sessionOffering().map(Offering::id).orElse(null));
-      body.put("image_id", imageId);
-      body.put("name", SESSION_NAME);
-      return write(body);
+      try {
+        return ApiJson.MAPPER.writeValueAsString(
+            new NewSession(sessionOffering().map(Offering::id).orElse(null), imageId, null, SESSION_NAME, null));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
     }
   }
 
@@ -104,16 +116,17 @@ public final class DemoCatalogue {
   /** A GPU model sold in one mode, with the smallest card memory seen for it. */
   private record Shape(String model, String mode, long memoryMib) {}
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
-  private final ApiClient api;
-  private final String adminToken;
+  private final GshareClient api;
   private final Path tokenFile;
   private final List<String> problems = new ArrayList<>();
 
   public DemoCatalogue(String apiUrl, String adminToken, Path dataDir) {
-    this.api = new ApiClient(apiUrl, Duration.ofSeconds(60));
-    this.adminToken = adminToken;
+    this(new GshareClient(URI.create(apiUrl), adminToken).userAgent("gshare-dev-runtime"), dataDir);
+  }
+
+  /** Seeds through {@code admin}, a client calling as a super admin. */
+  public DemoCatalogue(GshareClient admin, Path dataDir) {
+    this.api = admin.timeout(Duration.ofSeconds(60));
     this.tokenFile = dataDir.resolve(TOKEN_FILE);
   }
 
@@ -127,7 +140,7 @@ public final class DemoCatalogue {
     List<Shape> shapes = shapes(seed);
     List<Offering> offerings = offerings(shapes);
     String imageId = image();
-    String adminId = attempt(() -> call("GET", "/api/v1/users/me", null, adminToken).path("id").asText(null));
+    String adminId = attempt("reading the super admin (GET " + ApiPaths.ME + ")", () -> api.users().me().id());
     String demoId = demoUser();
     for (String user : new String[] {adminId, demoId}) {
       if (user != null) {
@@ -165,17 +178,20 @@ public final class DemoCatalogue {
     while (true) {
       reported.clear();
       try {
-        for (JsonNode node : call("GET", "/api/v1/nodes", null, adminToken).path("items")) {
-          String mode = node.path("gpu_mode").asText();
-          if (!"ready".equals(node.path("liveness").asText()) || !isGpuMode(mode)) {
+        for (Node node : api.nodes().list().items()) {
+          String mode = node.gpuMode();
+          if (!"ready".equals(node.liveness()) || !isGpuMode(mode)) {
             continue;
           }
-          for (JsonNode gpu : node.path("gpus")) {
-            merge(reported, new Shape(gpu.path("model").asText(), mode, gpu.path("memory_mib").asLong()));
+          for (Node.Gpu gpu : node.gpus()) {
+            merge(reported, new Shape(gpu.model() == null ? "" : gpu.model(), mode,
+                gpu.memoryMib() == null ? 0 : gpu.memoryMib()));
           }
         }
         lastFailure = null;
-      } catch (CallFailed e) {
+      } catch (ApiProblemException e) {
+        lastFailure = "GET " + ApiPaths.NODES + " " + refusal(e);
+      } catch (ApiCallException e) {
         lastFailure = e.getMessage();
       }
       if (reported.keySet().containsAll(expected.keySet()) || Instant.now().isAfter(deadline)) {
@@ -213,9 +229,9 @@ public final class DemoCatalogue {
   /** One offering per shape, found by name or created. */
   private List<Offering> offerings(List<Shape> shapes) {
     Map<String, String> existing = new LinkedHashMap<>();
-    Boolean listed = attempt(() -> {
-      for (JsonNode o : call("GET", "/api/v1/offerings", null, adminToken).path("items")) {
-        existing.put(o.path("name").asText(), o.path("id").asText());
+    Boolean listed = attempt("listing offerings (GET " + ApiPaths.OFFERINGS + ")", () -> {
+      for (Catalogue.Offering o : api.catalogue().offerings().items()) {
+        existing.put(o.name(), o.id());
       }
       return true;
     });
@@ -227,7 +243,10 @@ public final class DemoCatalogue {
       String name = offeringName(shape.model(), shape.mode());
       String id = existing.get(name);
       if (id == null) {
-        id = attempt(() -> createOrFind("/api/v1/offerings", offeringBody(name, shape), name));
+        id = attempt("creating offering \"" + name + "\" (POST " + ApiPaths.OFFERINGS + ")", () -> createOrFind(
+            () -> api.catalogue().createOffering(offeringBody(name, shape)).id(),
+            () -> api.catalogue().offerings().items().stream().filter(o -> name.equals(o.name()))
+                .map(Catalogue.Offering::id).findFirst().orElse(null)));
       }
       if (id != null) {
         offerings.add(new Offering(id, name, shape.model(), shape.mode()));
@@ -244,84 +263,51 @@ public final class DemoCatalogue {
   }
 
   /** Exclusive: one whole GPU. Fractional: a quarter of the card's memory (whole GiB when it has 4 GiB or more) and cores. */
-  private static Map<String, Object> offeringBody(String name, Shape shape) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("name", name);
-    body.put("gpu_model", shape.model());
-    body.put("mode", shape.mode());
+  private static Catalogue.NewOffering offeringBody(String name, Shape shape) {
     if ("exclusive".equals(shape.mode())) {
-      body.put("gpu_count", 1);
-      body.put("price_per_hour", EXCLUSIVE_PRICE_PER_HOUR);
-    } else {
-      long quarter = shape.memoryMib() / 4;
-      body.put("gpumem_mib", Math.max(1, quarter >= 1024 ? quarter / 1024 * 1024 : quarter));
-      body.put("gpucores_percent", SLICE_CORES_PERCENT);
-      body.put("price_per_hour", FRACTIONAL_PRICE_PER_HOUR);
+      return new Catalogue.NewOffering(name, shape.model(), shape.mode(), 1, null, null, EXCLUSIVE_PRICE_PER_HOUR,
+          true);
     }
-    body.put("active", true);
-    return body;
+    long quarter = shape.memoryMib() / 4;
+    int sliceMib = Math.toIntExact(Math.max(1, quarter >= 1024 ? quarter / 1024 * 1024 : quarter));
+    return new Catalogue.NewOffering(name, shape.model(), shape.mode(), null, sliceMib, SLICE_CORES_PERCENT,
+        FRACTIONAL_PRICE_PER_HOUR, true);
   }
 
   private String image() {
-    return attempt(() -> {
-      for (JsonNode i : call("GET", "/api/v1/images", null, adminToken).path("items")) {
-        if (IMAGE_NAME.equals(i.path("name").asText())) {
-          return i.path("id").asText();
-        }
-      }
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("name", IMAGE_NAME);
-      body.put("reference", IMAGE_REFERENCE);
-      body.put("port", 8888);
-      body.put("path", "/");
-      body.put("description", "demo data seeded by the dev runtime (make dev; --no-demo leaves it out): JupyterLab");
-      body.put("active", true);
-      return createOrFind("/api/v1/images", body, IMAGE_NAME);
-    });
-  }
-
-  private String demoUser() {
-    return attempt(() -> {
-      String found = findUser();
+    return attempt("creating image \"" + IMAGE_NAME + "\" (" + ApiPaths.IMAGES + ")", () -> {
+      String found = findImage();
       if (found != null) {
         return found;
       }
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("email", DEMO_EMAIL);
-      body.put("display_name", PREFIX + "Demo user");
-      body.put("role", "user");
-      try {
-        return call("POST", "/api/v1/users", body, adminToken).path("id").asText();
-      } catch (CallFailed e) {
-        // Created meanwhile (409): the one that exists is the demo user.
-        found = findUser();
-        if (found == null) {
-          throw e;
-        }
-        return found;
-      }
+      Catalogue.NewImage image = new Catalogue.NewImage(IMAGE_NAME, IMAGE_REFERENCE, 8888, "/",
+          "demo data seeded by the dev runtime (make dev; --no-demo leaves it out): JupyterLab", true);
+      return createOrFind(() -> api.catalogue().createImage(image).id(), this::findImage);
     });
   }
 
-  private String findUser() throws CallFailed {
-    for (JsonNode u : call("GET", "/api/v1/users", null, adminToken).path("items")) {
-      if (DEMO_EMAIL.equalsIgnoreCase(u.path("email").asText())) {
-        return u.path("id").asText();
-      }
-    }
-    return null;
+  private String findImage() {
+    return api.catalogue().images().items().stream().filter(i -> IMAGE_NAME.equals(i.name()))
+        .map(Catalogue.Image::id).findFirst().orElse(null);
+  }
+
+  private String demoUser() {
+    return attempt("creating user " + DEMO_EMAIL + " (" + ApiPaths.USERS + ")", () -> createOrFind(() -> {
+      String found = findUser();
+      return found != null ? found
+          : api.users().create(new Users.NewUser(DEMO_EMAIL, PREFIX + "Demo user", "user", null)).id();
+    }, this::findUser));
+  }
+
+  private String findUser() {
+    return api.users().list().items().stream().filter(u -> DEMO_EMAIL.equalsIgnoreCase(u.email()))
+        .map(Users.User::id).findFirst().orElse(null);
   }
 
   /** One grant per user ever: the key names the user, so a second seeding books nothing (200, created false). */
   private void grant(String userId) {
-    attempt(() -> {
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("user_id", userId);
-      body.put("amount", CREDITS);
-      body.put("description", PREFIX + "credits seeded by the dev runtime");
-      body.put("idempotency_key", grantKey(userId));
-      return call("POST", "/api/v1/credits/grants", body, adminToken);
-    });
+    attempt("granting credits to " + userId + " (POST " + ApiPaths.CREDIT_GRANTS + ")", () -> api.credits().grant(
+        new Credits.Grant(userId, CREDITS, PREFIX + "credits seeded by the dev runtime", grantKey(userId))));
   }
 
   static String grantKey(String userId) {
@@ -330,21 +316,21 @@ public final class DemoCatalogue {
 
   /** Keeps a {@code demo.token} that still signs in as the demo user; else issues one and writes it (owner-only). */
   private void token(String demoId) {
-    attempt(() -> {
+    attempt("issuing the demo user's token (POST " + ApiPaths.userTokens(demoId) + ")", () -> {
       if (Files.isRegularFile(tokenFile)) {
         String kept = Files.readString(tokenFile).trim();
         try {
-          if (!kept.isEmpty() && demoId.equals(call("GET", "/api/v1/users/me", null, kept).path("id").asText())) {
+          if (!kept.isEmpty() && demoId.equals(api.as(kept).users().me().id())) {
             return kept;
           }
-        } catch (CallFailed e) {
+        } catch (ApiProblemException e) {
+          log.info("demo data: {} no longer signs in (GET {} {}); issuing a new token", tokenFile, ApiPaths.ME,
+              refusal(e));
+        } catch (ApiCallException e) {
           log.info("demo data: {} no longer signs in ({}); issuing a new token", tokenFile, e.getMessage());
         }
       }
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("name", TOKEN_NAME);
-      body.put("ttl_days", 30);
-      String token = call("POST", "/api/v1/users/" + demoId + "/tokens", body, adminToken).path("token").asText();
+      String token = api.users().issueToken(demoId, new Users.NewToken(TOKEN_NAME, 30)).token();
       writeSecret(tokenFile, token);
       return token;
     });
@@ -362,48 +348,65 @@ public final class DemoCatalogue {
     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  /** POSTs {@code body}; on 409 (created meanwhile under that name) answers the existing one's id. */
-  private String createOrFind(String path, Map<String, Object> body, String name) throws CallFailed {
+  /**
+   * Creates; when the API refuses (409: created meanwhile under that name), answers the one {@code find} finds,
+   * else rethrows the refusal.
+   */
+  private static String createOrFind(Supplier<String> create, Supplier<String> find) {
     try {
-      return call("POST", path, body, adminToken).path("id").asText();
-    } catch (CallFailed e) {
-      for (JsonNode item : call("GET", path, null, adminToken).path("items")) {
-        if (name.equals(item.path("name").asText())) {
-          return item.path("id").asText();
-        }
+      return create.get();
+    } catch (ApiProblemException e) {
+      String found = find.get();
+      if (found == null) {
+        throw e;
       }
-      throw e;
+      return found;
     }
   }
 
   private interface Step<T> {
-    /** A {@link CallFailed} (an IOException) names the call; another IOException is the token file's. */
+    /** An {@link ApiProblemException} or {@link ApiCallException} is the API's; an IOException the token file's. */
     T run() throws IOException;
   }
 
   /** Runs a step; a failure is logged and listed, and the step answers null. */
-  private <T> T attempt(Step<T> step) {
+  private <T> T attempt(String what, Step<T> step) {
     try {
       return step.run();
+    } catch (ApiProblemException e) {
+      return failed(what + " " + refusal(e));
+    } catch (ApiCallException e) {
+      return failed(what + ": " + e.getMessage());
     } catch (IOException e) {
-      String problem = e instanceof CallFailed ? e.getMessage() : tokenFile + ": " + e;
-      log.warn("demo data: {}", problem);
-      problems.add(problem);
-      return null;
+      return failed(tokenFile + ": " + e);
     }
   }
 
-  /** One call; a non-2xx answer fails with the method, path, status and the problem's code and detail. */
-  private JsonNode call(String method, String path, Map<String, Object> body, String token) throws CallFailed {
-    return api.call(method, path, token, body == null ? null : write(body));
+  private <T> T failed(String problem) {
+    log.warn("demo data: {}", problem);
+    problems.add(problem);
+    return null;
   }
 
-  static String write(Object body) {
-    try {
-      return JSON.writeValueAsString(body);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
+  /**
+   * A refusal in words, from its RFC 9457 problem: {@code answered 409 conflict: an offering named x already exists},
+   * then each field's complaint of a validation failure ({@code [gpu_count: must be at least 1]}).
+   */
+  static String refusal(ApiProblemException e) {
+    ApiProblemException.ApiProblem problem = e.problem();
+    StringBuilder text = new StringBuilder("answered ").append(problem.status());
+    if (problem.code() != null) {
+      text.append(' ').append(problem.code());
     }
+    String detail = problem.detail() == null || problem.detail().isBlank() ? problem.title() : problem.detail();
+    if (detail != null && !detail.isBlank()) {
+      text.append(": ").append(detail);
+    }
+    if (!problem.errors().isEmpty()) {
+      text.append(problem.errors().stream().map(f -> f.field() + ": " + f.message())
+          .collect(Collectors.joining("; ", " [", "]")));
+    }
+    return text.toString();
   }
 
   private static void sleep(Duration d) {

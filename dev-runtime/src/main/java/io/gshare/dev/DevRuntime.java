@@ -1,8 +1,11 @@
 package io.gshare.dev;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gshare.client.ApiCallException;
+import io.gshare.client.ApiProblemException;
+import io.gshare.client.GshareClient;
+import io.gshare.client.cluster.Cluster;
+import io.gshare.client.operation.Operation;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.io.IOException;
@@ -63,7 +66,6 @@ public final class DevRuntime implements AutoCloseable {
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private final boolean temporaryDataDir;
   private final Path dataDir;
-  private final ObjectMapper json = new ObjectMapper();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final Path stateFile;
   private final List<AttachedCluster> clusters = new ArrayList<>();
@@ -82,7 +84,7 @@ public final class DevRuntime implements AutoCloseable {
   /** When the api was restarted after a crash, newest last (a crash loop gives up, as CrashLoopBackOff would not). */
   private final Deque<Instant> apiRestarts = new ArrayDeque<>();
   private String adminToken;
-  private ApiClient apiClient;
+  private GshareClient apiClient;
   private SimSeed seed;
   private DemoCatalogue.Demo demo;
   private DevIngress ingress;
@@ -215,7 +217,8 @@ public final class DevRuntime implements AutoCloseable {
       awaitApi(Duration.ofSeconds(180));
       awaitFile(adminTokenFile(), Duration.ofSeconds(60));
       adminToken = Files.readString(adminTokenFile()).trim();
-      apiClient = new ApiClient(apiUrl(), Duration.ofSeconds(120));
+      apiClient = new GshareClient(URI.create(apiUrl()), adminToken).userAgent("gshare-dev-runtime")
+          .timeout(Duration.ofSeconds(120));
     } catch (RuntimeException | IOException e) {
       try {
         kubes.join().forEach(KubeCluster::close);
@@ -254,7 +257,7 @@ public final class DevRuntime implements AutoCloseable {
    * A failed call is logged and listed in the answer's problems; it does not stop the runtime.
    */
   public DemoCatalogue.Demo seedDemo() {
-    return new DemoCatalogue(apiUrl(), adminToken, dataDir).seed(seed);
+    return new DemoCatalogue(apiClient, dataDir).seed(seed);
   }
 
   /** The demo data seeded at start; null with {@code --no-demo}. */
@@ -267,28 +270,27 @@ public final class DevRuntime implements AutoCloseable {
    * already knows it) and waits for the attach workflow to finish; returns its id.
    */
   private String attach(String name, String kubeconfig, String domain) throws IOException {
-    JsonNode existing = null;
-    for (JsonNode cluster : call("GET", "/api/v1/clusters", null).path("items")) {
-      if (cluster.path("name").asText().equals(name)) {
+    Cluster existing = null;
+    for (Cluster cluster : call("listing clusters", () -> apiClient.clusters().list()).items()) {
+      if (name.equals(cluster.name())) {
         existing = cluster;
       }
     }
-    JsonNode accepted = existing == null
-        ? call("POST", "/api/v1/clusters", json.writeValueAsString(
-            Map.of("name", name, "kubeconfig", kubeconfig, "session_domain", domain,
-                "checkpoint_registry", "registry." + domain + ":5000/gshare-checkpoints")))
+    Cluster.Accepted accepted = existing == null
+        ? call("registering cluster " + name, () -> apiClient.clusters().register(new Cluster.NewCluster(name,
+            kubeconfig, domain, null, "registry." + domain + ":5000/gshare-checkpoints", null)))
         : reattach(existing, domain);
-    String id = accepted.at("/cluster/id").asText();
-    String operation = accepted.at("/operation/id").asText();
+    String id = accepted.cluster().id();
+    String operation = accepted.operation().id();
     log.info("attaching simulated cluster {} as {} (operation {})", name, id, operation);
     Instant deadline = Instant.now().plus(Duration.ofSeconds(240));
     while (Instant.now().isBefore(deadline)) {
-      JsonNode state = call("GET", "/api/v1/operations/" + operation, null);
-      switch (state.path("status").asText()) {
-        case "completed":
+      Operation state = call("reading operation " + operation, () -> apiClient.operations().get(operation));
+      switch (String.valueOf(state.status())) {
+        case Operation.COMPLETED:
           return id;
         case "failed":
-          throw new IllegalStateException("attaching " + name + " failed: " + state.path("error").asText());
+          throw new IllegalStateException("attaching " + name + " failed: " + state.error());
         default:
           sleep(Duration.ofSeconds(1));
       }
@@ -297,17 +299,28 @@ public final class DevRuntime implements AutoCloseable {
   }
 
   /** Attaches a cluster a kept data directory knows, first moving it to this runtime's session domain if it differs. */
-  private JsonNode reattach(JsonNode existing, String domain) throws IOException {
-    String id = existing.path("id").asText();
-    if (!domain.equals(existing.path("session_domain").asText())) {
-      log.info("moving cluster {} from session domain {} to {}", id, existing.path("session_domain").asText(), domain);
-      call("PATCH", "/api/v1/clusters/" + id, json.writeValueAsString(Map.of("session_domain", domain)));
+  private Cluster.Accepted reattach(Cluster existing, String domain) throws IOException {
+    String id = existing.id();
+    if (!domain.equals(existing.sessionDomain())) {
+      log.info("moving cluster {} from session domain {} to {}", id, existing.sessionDomain(), domain);
+      call("moving cluster " + id + " to " + domain,
+          () -> apiClient.clusters().update(id, Map.of("session_domain", domain)));
     }
-    return call("POST", "/api/v1/clusters/" + id + "/attach", "{}");
+    return call("attaching cluster " + id, () -> apiClient.clusters().attach(id));
   }
 
-  private JsonNode call(String method, String path, String body) throws IOException {
-    return apiClient.call(method, path, adminToken, body);
+  /**
+   * One call of the API as the super admin; a refusal or a failed call is an IOException naming what was done and,
+   * when the API refused it, the problem's status, code and detail ({@link DemoCatalogue#refusal}).
+   */
+  private static <T> T call(String what, Supplier<T> call) throws IOException {
+    try {
+      return call.get();
+    } catch (ApiProblemException e) {
+      throw new IOException(what + ": " + DemoCatalogue.refusal(e), e);
+    } catch (ApiCallException e) {
+      throw new IOException(what + ": " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -400,8 +413,13 @@ public final class DevRuntime implements AutoCloseable {
   }
 
   /** Runs the connection test of a cluster: the round trip api → Temporal → cluster-worker → apiserver. */
-  public JsonNode connectionTest(String clusterId) throws IOException {
-    return call("POST", "/api/v1/clusters/" + clusterId + "/connection-test", "{}");
+  public Cluster.ConnectionTest connectionTest(String clusterId) throws IOException {
+    return call("testing cluster " + clusterId, () -> apiClient.clusters().connectionTest(clusterId));
+  }
+
+  /** A client of this runtime's API calling as the super admin; {@link GshareClient#as} calls as another user. */
+  public GshareClient api() {
+    return apiClient;
   }
 
   /** A super admin's API token, for the banner and for tests. */

@@ -1,7 +1,11 @@
 package io.gshare.dev;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.gshare.client.ApiJson;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.cluster.Cluster;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** {@code make dev}: starts the dev runtime, says where everything listens, stops on Ctrl-C. */
@@ -33,7 +37,7 @@ public final class DevRuntimeMain {
     }, "gshare-dev-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdown);
 
-    JsonNode test = runtime.connectionTest(runtime.clusters().get(0).id());
+    Cluster.ConnectionTest test = runtime.connectionTest(runtime.clusters().get(0).id());
     System.out.println(banner(runtime, test));
 
     // An api that exits is restarted, as its Deployment would restart it; one in a crash loop takes the runtime
@@ -49,7 +53,7 @@ public final class DevRuntimeMain {
     }
   }
 
-  static String banner(DevRuntime runtime, JsonNode test) {
+  static String banner(DevRuntime runtime, Cluster.ConnectionTest test) {
     String api = runtime.apiUrl();
     StringBuilder clusters = new StringBuilder();
     for (DevRuntime.AttachedCluster c : runtime.clusters()) {
@@ -95,10 +99,19 @@ public final class DevRuntimeMain {
             api, runtime.signInUrl(), runtime.oidcIssuer(), EmbeddedOidcProvider.ROLE_CLAIM,
             EmbeddedOidcProvider.ADMIN_VALUE, api, api, runtime.managementUrl(), runtime.temporalAddress(),
             runtime.temporalUiUrl() == null ? "that of the external server" : runtime.temporalUiUrl(), runtime.dbUrl(), runtime.dataDir(), clusters,
-            test.path("status").asText(), test.path("gpu_count").asInt(), test.path("checks"),
+            test.status(), test.gpuCount() == null ? 0 : test.gpuCount(), checks(test),
             runtime.dataDir().resolve("admin.token"), api, api, api, api, first, api, api,
             runtime.clusters().get(0).kubeconfig(), runtime.temporalAddress(), first, runtime.temporalAddress(),
             demoSection(runtime));
+  }
+
+  /** The connection test's checks as the API spells them, by name: {@code {"apiserver_reachable":true,...}}. */
+  private static String checks(Cluster.ConnectionTest test) {
+    try {
+      return ApiJson.MAPPER.writeValueAsString(new TreeMap<>(test.checks()));
+    } catch (JsonProcessingException e) {
+      return String.valueOf(test.checks());
+    }
   }
 
   /** The demo data and the first session's lines; what is missing when the seeding failed; one line with --no-demo. */
@@ -159,10 +172,10 @@ public final class DevRuntimeMain {
     }
     String api = runtime.apiUrl();
     String auth = "-H \"Authorization: Bearer $DEMO_TOKEN\"";
-    String session = api + "/api/v1/sessions/$SESSION";
+    String session = api + ApiPaths.SESSIONS + "/$SESSION";
     return List.of(
         "export DEMO_TOKEN=$(cat " + demo.tokenFile() + ")",
-        "R=$(curl -s -XPOST " + api + "/api/v1/sessions " + auth + " -H 'Content-Type: application/json' -d '"
+        "R=$(curl -s -XPOST " + api + ApiPaths.SESSIONS + " " + auth + " -H 'Content-Type: application/json' -d '"
             + demo.sessionBody() + "'); printf '%s\\n' \"$R\"; SESSION=$(printf '%s' \"$R\" | grep -oE 'ses_[0-9a-z]{16}'"
             + " | head -n1); echo \"SESSION=$SESSION\"",
         "until R=$(curl -s " + session + " " + auth + "); S=$(printf '%s' \"$R\" | grep -oE '\"state\":\"[a-z]+\"' | head -n1);"

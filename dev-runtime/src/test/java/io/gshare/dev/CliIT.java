@@ -9,18 +9,23 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.gshare.cli.CliEnv;
 import io.gshare.cli.GshareCli;
-import io.gshare.cli.cluster.Cluster;
 import io.gshare.cli.config.ConfigStore;
-import io.gshare.cli.login.Me;
-import io.gshare.cli.node.Node;
-import io.gshare.cli.operation.Operation;
-import io.gshare.cli.operation.OperationList;
-import io.gshare.cli.session.NewSession;
-import io.gshare.cli.session.SessionDetail;
-import io.gshare.cli.session.SessionList;
-import io.gshare.cli.support.ApiProblemException;
 import io.gshare.cli.support.Terminal;
-import io.gshare.cli.volume.Volume;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.ApiProblemException;
+import io.gshare.client.catalogue.Catalogue;
+import io.gshare.client.cluster.Cluster;
+import io.gshare.client.credit.Credits;
+import io.gshare.client.node.Node;
+import io.gshare.client.operation.Operation;
+import io.gshare.client.operation.OperationList;
+import io.gshare.client.session.NewSession;
+import io.gshare.client.session.SessionDetail;
+import io.gshare.client.session.SessionList;
+import io.gshare.client.user.Me;
+import io.gshare.client.user.Users;
+import io.gshare.client.volume.StoragePool;
+import io.gshare.client.volume.Volume;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -66,7 +71,6 @@ class CliIT {
   private Path configDir;
 
   private DevRuntime runtime;
-  private final HttpClient http = HttpClient.newHttpClient();
 
   record Run(int exit, String out, String err) {
     JsonNode json() throws IOException {
@@ -333,44 +337,56 @@ class CliIT {
    */
   @Test
   void theCliReadsAndWritesOnlyWhatTheServedDocumentDeclares() throws Exception {
-    HttpResponse<String> served = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/openapi"))
-        .header("Authorization", "Bearer " + runtime.adminToken()).build(), HttpResponse.BodyHandlers.ofString());
-    JsonNode doc = JSON.readTree(served.body());
+    JsonNode doc = runtime.api().get(ApiPaths.BASE + "/openapi");
     record Use(Class<?> type, String method, String path, boolean request) {}
     List<Use> uses = List.of(
-        new Use(SessionDetail.class, "get", "/api/v1/sessions/{id}", false),
-        new Use(SessionList.class, "get", "/api/v1/sessions", false),
-        new Use(NewSession.class, "post", "/api/v1/sessions", true),
-        new Use(SessionDetail.class, "post", "/api/v1/sessions", false),
-        new Use(Operation.class, "get", "/api/v1/operations/{workflowId}", false),
-        new Use(OperationList.class, "get", "/api/v1/operations", false),
-        new Use(Volume.class, "get", "/api/v1/volumes/{id}", false),
-        new Use(Volume.VolumeList.class, "get", "/api/v1/volumes", false),
-        new Use(Volume.NewVolume.class, "post", "/api/v1/volumes", true),
-        new Use(Volume.ExpansionInput.class, "post", "/api/v1/volumes/{id}/expansion", true),
-        new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$Credits"), "get", "/api/v1/credits", false),
-        new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$GrantBody"), "post", "/api/v1/credits/grants", true),
-        new Use(Class.forName("io.gshare.cli.credit.CreditsCommand$Granted"), "post", "/api/v1/credits/grants", false),
-        new Use(Cluster.class, "get", "/api/v1/clusters/{id}", false),
-        new Use(Cluster.ClusterList.class, "get", "/api/v1/clusters", false),
-        new Use(Cluster.NewCluster.class, "post", "/api/v1/clusters", true),
-        new Use(Cluster.Accepted.class, "post", "/api/v1/clusters", false),
-        new Use(Cluster.Accepted.class, "post", "/api/v1/clusters/{id}/rotate-token", false),
-        new Use(Cluster.ConnectionTest.class, "post", "/api/v1/clusters/{id}/connection-test", false),
-        new Use(Node.NodeList.class, "get", "/api/v1/nodes", false),
-        new Use(Node.GpuList.class, "get", "/api/v1/gpus", false),
-        new Use(Node.DrainBody.class, "post", "/api/v1/nodes/{id}/drain", true),
-        new Use(Node.Accepted.class, "post", "/api/v1/nodes/{id}/drain", false),
-        new Use(Node.Accepted.class, "post", "/api/v1/nodes/{id}/uncordon", false),
-        new Use(Me.class, "get", "/api/v1/users/me", false),
+        new Use(SessionDetail.class, "get", ApiPaths.SESSIONS + "/{id}", false),
+        new Use(SessionList.class, "get", ApiPaths.SESSIONS, false),
+        new Use(NewSession.class, "post", ApiPaths.SESSIONS, true),
+        new Use(SessionDetail.class, "post", ApiPaths.SESSIONS, false),
+        new Use(Operation.class, "get", ApiPaths.OPERATIONS + "/{workflowId}", false),
+        new Use(OperationList.class, "get", ApiPaths.OPERATIONS, false),
+        new Use(Volume.class, "get", ApiPaths.VOLUMES + "/{id}", false),
+        new Use(Volume.VolumeList.class, "get", ApiPaths.VOLUMES, false),
+        new Use(Volume.NewVolume.class, "post", ApiPaths.VOLUMES, true),
+        new Use(Volume.ExpansionInput.class, "post", ApiPaths.VOLUMES + "/{id}/expansion", true),
+        new Use(Credits.Account.class, "get", ApiPaths.CREDITS, false),
+        new Use(Credits.Grant.class, "post", ApiPaths.CREDIT_GRANTS, true),
+        new Use(Credits.Granted.class, "post", ApiPaths.CREDIT_GRANTS, false),
+        new Use(Cluster.class, "get", ApiPaths.CLUSTERS + "/{id}", false),
+        new Use(Cluster.ClusterList.class, "get", ApiPaths.CLUSTERS, false),
+        new Use(Cluster.NewCluster.class, "post", ApiPaths.CLUSTERS, true),
+        new Use(Cluster.Accepted.class, "post", ApiPaths.CLUSTERS, false),
+        new Use(Cluster.Accepted.class, "post", ApiPaths.CLUSTERS + "/{id}/rotate-token", false),
+        new Use(Cluster.ConnectionTest.class, "post", ApiPaths.CLUSTERS + "/{id}/connection-test", false),
+        new Use(Node.NodeList.class, "get", ApiPaths.NODES, false),
+        new Use(Node.GpuList.class, "get", ApiPaths.GPUS, false),
+        new Use(Node.DrainBody.class, "post", ApiPaths.NODES + "/{id}/drain", true),
+        new Use(Node.Accepted.class, "post", ApiPaths.NODES + "/{id}/drain", false),
+        new Use(Node.Accepted.class, "post", ApiPaths.NODES + "/{id}/uncordon", false),
+        new Use(Me.class, "get", ApiPaths.ME, false),
+        new Use(Users.UserList.class, "get", ApiPaths.USERS, false),
+        new Use(Users.NewUser.class, "post", ApiPaths.USERS, true),
+        new Use(Users.User.class, "post", ApiPaths.USERS, false),
+        new Use(Users.NewToken.class, "post", ApiPaths.USERS + "/{id}/tokens", true),
+        new Use(Users.IssuedToken.class, "post", ApiPaths.USERS + "/{id}/tokens", false),
+        new Use(Catalogue.OfferingList.class, "get", ApiPaths.OFFERINGS, false),
+        new Use(Catalogue.NewOffering.class, "post", ApiPaths.OFFERINGS, true),
+        new Use(Catalogue.Offering.class, "post", ApiPaths.OFFERINGS, false),
+        new Use(Catalogue.ImageList.class, "get", ApiPaths.IMAGES, false),
+        new Use(Catalogue.NewImage.class, "post", ApiPaths.IMAGES, true),
+        new Use(Catalogue.Image.class, "post", ApiPaths.IMAGES, false),
+        new Use(StoragePool.NewPool.class, "post", ApiPaths.STORAGE_POOLS, true),
+        new Use(StoragePool.class, "post", ApiPaths.STORAGE_POOLS, false),
+        new Use(StoragePool.class, "get", ApiPaths.STORAGE_POOLS + "/{id}", false),
         new Use(Class.forName("io.gshare.cli.login.LoopbackSignIn$TokenRequest"), "post", "/auth/cli/token", true),
         new Use(Class.forName("io.gshare.cli.login.LoopbackSignIn$CliToken"), "post", "/auth/cli/token", false),
         new Use(Class.forName("io.gshare.cli.catalogue.CatalogueCommands$Images$PrepullBody"), "post",
-            "/api/v1/images/{id}/prepull", true),
+            ApiPaths.IMAGES + "/{id}/prepull", true),
         new Use(Class.forName("io.gshare.cli.catalogue.CatalogueCommands$Images$PrepullAccepted"), "post",
-            "/api/v1/images/{id}/prepull", false),
+            ApiPaths.IMAGES + "/{id}/prepull", false),
         new Use(Class.forName("io.gshare.cli.catalogue.CatalogueCommands$NodePools$PoolNodes"), "put",
-            "/api/v1/node-pools/{id}/nodes", true));
+            ApiPaths.NODE_POOLS + "/{id}/nodes", true));
     List<String> undeclared = new ArrayList<>();
     for (Use use : uses) {
       JsonNode operation = doc.path("paths").path(use.path()).path(use.method());

@@ -4,6 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.ApiResponse;
+import io.gshare.client.GshareClient;
+import io.gshare.client.catalogue.Catalogue;
+import io.gshare.client.cluster.Cluster;
+import io.gshare.client.credit.Credits;
+import io.gshare.client.session.NewSession;
+import io.gshare.client.session.SessionDetail;
+import io.gshare.client.user.Me;
+import io.gshare.client.user.Users;
 import io.gshare.sim.SimSeed;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
@@ -11,6 +21,7 @@ import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.net.CookieManager;
 import java.net.CookiePolicy;
 import java.net.HttpCookie;
@@ -58,7 +69,7 @@ class DevRuntimeIT {
   @Test
   void startsEverythingAttachesTwoClustersAndKeepsDataAcrossARestart(@TempDir Path dataDir) throws Exception {
     DevRuntimeOptions options = options(dataDir);
-    Map<String, String> createdAt = new HashMap<>();
+    Map<String, Instant> createdAt = new HashMap<>();
     List<Long> workerPids = new ArrayList<>();
     long apiPid;
     String sessionId;
@@ -70,19 +81,19 @@ class DevRuntimeIT {
     try (DevRuntime runtime = DevRuntime.start(options)) {
       assertThat(get(runtime, "/healthz", null).statusCode()).isEqualTo(200);
       String admin = runtime.adminToken();
-      assertThat(get(runtime, "/api/v1/system", null).statusCode()).isEqualTo(401);
+      assertThat(runtime.api().as(null).exchange("GET", ApiPaths.SYSTEM, null).status()).isEqualTo(401);
       assertThat(runtime.clusters()).hasSize(2);
       assertThat(runtime.clusters()).extracting(DevRuntime.AttachedCluster::id).doesNotHaveDuplicates();
 
       checkBrowserSignIn(runtime);
 
-      JsonNode test = runtime.connectionTest(runtime.clusters().get(0).id());
-      assertThat(test.path("status").asText()).isEqualTo("connected");
-      assertThat(test.path("simulated").asBoolean()).isTrue();
-      assertThat(test.path("gpu_count").asInt()).isEqualTo(12);
-      assertThat(test.path("checks").path("runtime_class_nvidia").asBoolean()).isTrue();
+      Cluster.ConnectionTest test = runtime.connectionTest(runtime.clusters().get(0).id());
+      assertThat(test.status()).isEqualTo("connected");
+      assertThat(test.simulated()).isTrue();
+      assertThat(test.gpuCount()).isEqualTo(12);
+      assertThat(test.checks()).containsEntry("runtime_class_nvidia", true);
 
-      JsonNode system = json.readTree(get(runtime, "/api/v1/system", admin).body());
+      JsonNode system = runtime.api().system().get();
       assertThat(system.at("/database/schema_version").asText()).isEqualTo(latestMigration());
       assertThat(system.at("/temporal/reachable").asBoolean()).isTrue();
       assertThat(system.at("/task_queues/0/polled").asBoolean()).isTrue();
@@ -104,7 +115,7 @@ class DevRuntimeIT {
 
         // Each worker reports its inventory with the operator token the attach workflow installed.
         Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-          JsonNode nodes = json.readTree(get(runtime, "/api/v1/nodes?cluster_id=" + cluster.id(), admin).body()).get("items");
+          JsonNode nodes = runtime.api().get(ApiPaths.query(ApiPaths.NODES, "cluster_id", cluster.id())).get("items");
           assertThat(nodes).hasSize(3);
           int gpus = 0;
           for (JsonNode node : nodes) {
@@ -113,9 +124,9 @@ class DevRuntimeIT {
           }
           assertThat(gpus).isEqualTo(12);
         });
-        JsonNode view = json.readTree(get(runtime, "/api/v1/clusters/" + cluster.id(), admin).body());
-        assertThat(view.path("session_domain").asText()).isEqualTo(cluster.sessionDomain());
-        createdAt.put(cluster.name(), view.path("created_at").asText());
+        Cluster view = runtime.api().clusters().get(cluster.id());
+        assertThat(view.sessionDomain()).isEqualTo(cluster.sessionDomain());
+        createdAt.put(cluster.name(), view.createdAt());
         assertThat(kubectl(cluster.kubeconfig(), "get", "nodes"))
             .contains("sim-h100-0", "sim-a100-0", "sim-cpu-0").contains("Ready");
       }
@@ -151,12 +162,12 @@ class DevRuntimeIT {
 
       // A session left running across the restart below.
       sessionId = startSession(runtime);
-      JsonNode running = awaitSession(runtime, sessionId, "running");
+      SessionDetail running = awaitSession(runtime, sessionId, "running");
       // Either cluster may be chosen (both have the model); the URL is on the chosen one's domain.
-      String chosen = running.at("/session/cluster_id").asText();
+      String chosen = running.session().clusterId();
       DevRuntime.AttachedCluster placed = runtime.clusters().stream().filter(c -> c.id().equals(chosen)).findFirst()
           .orElseThrow(() -> new AssertionError("session on an unknown cluster: " + running));
-      assertThat(running.at("/session/url").asText()).startsWith("http://" + placed.sessionDomain() + ":" + options.ingressPort() + "/s/" + sessionId);
+      assertThat(running.session().url()).startsWith("http://" + placed.sessionDomain() + ":" + options.ingressPort() + "/s/" + sessionId);
       try (Temporal t = new Temporal(runtime.temporalAddress())) {
         sessionRunId = t.workflows().newUntypedWorkflowStub("session-" + sessionId).describe().getExecution().getRunId();
         scheduleCreatedAt = t.schedules().getHandle("metering-sweep").describe().getInfo().getCreatedAt();
@@ -179,11 +190,11 @@ class DevRuntimeIT {
       assertThat(again.demo().demoUserId()).isEqualTo(demo.demoUserId());
       assertThat(demoCounts(again)).isEqualTo(demoCounts);
       assertThat(Files.readString(again.demo().tokenFile()).trim()).isEqualTo(demoToken);
-      assertThat(send(again, "GET", "/api/v1/users/me", null, demoToken).path("id").asText()).isEqualTo(demo.demoUserId());
+      assertThat(again.api().as(demoToken).users().me().id()).isEqualTo(demo.demoUserId());
       for (DevRuntime.AttachedCluster cluster : again.clusters()) {
-        JsonNode view = json.readTree(get(again, "/api/v1/clusters/" + cluster.id(), again.adminToken()).body());
-        assertThat(view.path("created_at").asText()).isEqualTo(createdAt.get(cluster.name()));
-        assertThat(view.path("status").asText()).isEqualTo("connected");
+        Cluster view = again.api().clusters().get(cluster.id());
+        assertThat(view.createdAt()).isEqualTo(createdAt.get(cluster.name()));
+        assertThat(view.status()).isEqualTo("connected");
       }
       try (Temporal t = new Temporal(again.temporalAddress())) {
         var described = t.workflows().newUntypedWorkflowStub("session-" + sessionId).describe();
@@ -195,11 +206,9 @@ class DevRuntimeIT {
         assertThat(t.workflows().listExecutions("WorkflowId = 'cluster-attach-" + first + "'").count()).isEqualTo(2);
       }
       // The workflow answers commands after the restart: the session ends cleanly.
-      HttpRequest end = HttpRequest.newBuilder(URI.create(again.apiUrl() + "/api/v1/sessions/" + sessionId))
-          .header("Authorization", "Bearer " + again.adminToken()).DELETE().build();
-      HttpResponse<String> ended = http.send(end, HttpResponse.BodyHandlers.ofString());
-      assertThat(ended.statusCode()).as(ended.body()).isEqualTo(200);
-      assertThat(json.readTree(ended.body()).at("/session/state").asText()).isEqualTo("terminated");
+      ApiResponse ended = again.api().exchange("DELETE", ApiPaths.session(sessionId), null);
+      assertThat(ended.status()).as(ended.text()).isEqualTo(200);
+      assertThat(ended.json().at("/session/state").asText()).isEqualTo("terminated");
     }
   }
 
@@ -238,12 +247,13 @@ class DevRuntimeIT {
     assertThat(demo.tokenFile()).isEqualTo(runtime.dataDir().resolve("demo.token"));
     String demoToken = Files.readString(demo.tokenFile()).trim();
 
-    JsonNode me = send(runtime, "GET", "/api/v1/users/me", null, demoToken);
-    assertThat(me.path("id").asText()).isEqualTo(demo.demoUserId());
-    assertThat(me.path("email").asText()).isEqualTo(DemoCatalogue.DEMO_EMAIL);
-    assertThat(me.path("role").asText()).isEqualTo("user");
-    assertThat(me.path("display_name").asText()).startsWith(DemoCatalogue.PREFIX);
-    assertThat(send(runtime, "GET", "/api/v1/users/me", null, admin).path("id").asText()).isEqualTo(demo.adminUserId());
+    GshareClient asDemo = runtime.api().as(demoToken);
+    Me me = asDemo.users().me();
+    assertThat(me.id()).isEqualTo(demo.demoUserId());
+    assertThat(me.email()).isEqualTo(DemoCatalogue.DEMO_EMAIL);
+    assertThat(me.role()).isEqualTo("user");
+    assertThat(me.displayName()).startsWith(DemoCatalogue.PREFIX);
+    assertThat(runtime.api().users().me().id()).isEqualTo(demo.adminUserId());
 
     // The default seed: 8 H100 on an exclusive node, 4 A100 on a fractional one.
     Set<String> seeded = new HashSet<>();
@@ -254,7 +264,8 @@ class DevRuntimeIT {
     }
     assertThat(seeded).containsExactlyInAnyOrder("NVIDIA H100 80GB HBM3 / exclusive", "NVIDIA A100-SXM4-40GB / fractional");
     Map<String, JsonNode> offerings = new HashMap<>();
-    for (JsonNode o : send(runtime, "GET", "/api/v1/offerings", null, demoToken).path("items")) {
+    // As the API answers them: members absent for a mode are absent, not null.
+    for (JsonNode o : asDemo.get(ApiPaths.OFFERINGS).path("items")) {
       if (o.path("name").asText().startsWith(DemoCatalogue.PREFIX)) {
         assertThat(offerings.put(o.path("gpu_model").asText() + " / " + o.path("mode").asText(), o))
             .as("one demo offering per model and mode").isNull();
@@ -276,36 +287,29 @@ class DevRuntimeIT {
       assertThat(o.path("active").asBoolean()).isTrue();
       assertThat(o.path("cluster_has").asBoolean()).isTrue();
       // Placement (and admission: credits) would take it now, as the demo user.
-      JsonNode availability = send(runtime, "GET", "/api/v1/availability?offering_id=" + o.path("id").asText(), null, demoToken);
+      JsonNode availability = asDemo.get(ApiPaths.query(ApiPaths.AVAILABILITY, "offering_id", o.path("id").asText()));
       assertThat(availability.path("cluster_id").asText()).as(availability.toString()).startsWith("clu_");
     }
     assertThat(demo.offerings()).extracting(DemoCatalogue.Offering::id)
         .containsExactlyInAnyOrderElementsOf(offerings.values().stream().map(o -> o.path("id").asText()).toList());
     assertThat(demo.sessionOffering().orElseThrow().id()).isEqualTo(exclusive.path("id").asText());
 
-    JsonNode image = null;
-    for (JsonNode i : send(runtime, "GET", "/api/v1/images", null, demoToken).path("items")) {
-      if (i.path("name").asText().equals(DemoCatalogue.IMAGE_NAME)) {
-        image = i;
-      }
-    }
+    Catalogue.Image image = asDemo.catalogue().images().items().stream()
+        .filter(i -> DemoCatalogue.IMAGE_NAME.equals(i.name())).findFirst().orElse(null);
     assertThat(image).as("the demo image, visible to the demo user").isNotNull();
-    assertThat(image.path("id").asText()).isEqualTo(demo.imageId());
-    assertThat(image.path("reference").asText()).isEqualTo(DemoCatalogue.IMAGE_REFERENCE);
-    assertThat(image.path("port").asInt()).isEqualTo(8888);
-    assertThat(image.path("description").asText()).startsWith("demo data");
+    assertThat(image.id()).isEqualTo(demo.imageId());
+    assertThat(image.reference()).isEqualTo(DemoCatalogue.IMAGE_REFERENCE);
+    assertThat(image.port()).isEqualTo(8888);
+    assertThat(image.description()).startsWith("demo data");
 
     for (String token : List.of(demoToken, admin)) {
-      JsonNode credits = send(runtime, "GET", "/api/v1/credits", null, token);
-      List<JsonNode> grants = new ArrayList<>();
-      credits.path("entries").forEach(e -> {
-        if (e.path("kind").asText().equals("grant") && e.path("description").asText().startsWith(DemoCatalogue.PREFIX)) {
-          grants.add(e);
-        }
-      });
+      Credits.Account credits = runtime.api().as(token).credits().of(null);
+      List<Credits.Entry> grants = credits.entries().stream()
+          .filter(e -> "grant".equals(e.kind()) && String.valueOf(e.description()).startsWith(DemoCatalogue.PREFIX))
+          .toList();
       assertThat(grants).as(credits.toString()).hasSize(1);
-      assertThat(grants.get(0).path("amount").decimalValue()).isEqualByComparingTo(DemoCatalogue.CREDITS);
-      assertThat(credits.path("balance").decimalValue()).isGreaterThanOrEqualTo(DemoCatalogue.CREDITS);
+      assertThat(grants.get(0).amount()).isEqualByComparingTo(DemoCatalogue.CREDITS);
+      assertThat(credits.balance()).isGreaterThanOrEqualTo(DemoCatalogue.CREDITS);
     }
     return demoToken;
   }
@@ -315,7 +319,8 @@ class DevRuntimeIT {
    * running at a URL its owner may open; then, where bash and curl are installed, the lines themselves,
    * run as printed. Both sessions are ended afterwards.
    */
-  private void checkTheBannersFirstSession(DevRuntime runtime, JsonNode connectionTest, String demoToken) throws Exception {
+  private void checkTheBannersFirstSession(DevRuntime runtime, Cluster.ConnectionTest connectionTest, String demoToken)
+      throws Exception {
     DemoCatalogue.Demo demo = runtime.demo();
     String banner = DevRuntimeMain.banner(runtime, connectionTest);
     List<String> lines = DevRuntimeMain.firstSessionLines(runtime);
@@ -324,7 +329,7 @@ class DevRuntimeIT {
       assertThat(banner).contains("   " + line + "\n");
     }
     assertThat(lines.get(0)).isEqualTo("export DEMO_TOKEN=$(cat " + runtime.dataDir().resolve("demo.token") + ")");
-    assertThat(lines.get(1)).contains("curl -s -XPOST " + runtime.apiUrl() + "/api/v1/sessions ");
+    assertThat(lines.get(1)).contains("curl -s -XPOST " + runtime.apiUrl() + ApiPaths.SESSIONS + " ");
     Matcher body = Pattern.compile("-d '([^']*)'").matcher(lines.get(1));
     assertThat(body.find()).as(lines.get(1)).isTrue();
     assertThat(body.group(1)).isEqualTo(demo.sessionBody());
@@ -333,13 +338,14 @@ class DevRuntimeIT {
     assertThat(sent.path("image_id").asText()).isEqualTo(demo.imageId());
 
     // The create's request, as the line sends it.
-    JsonNode created = send(runtime, "POST", "/api/v1/sessions", body.group(1), demoToken);
-    String id = created.at("/session/id").asText();
+    ApiResponse created = runtime.api().as(demoToken).exchange("POST", ApiPaths.SESSIONS, body.group(1));
+    assertThat(created.status()).as(created.text()).isEqualTo(202);
+    String id = created.json().at("/session/id").asText();
     assertThat(id).matches("ses_[0-9a-z]{16}");
-    JsonNode running = awaitSession(runtime, id, "running");
-    String url = running.at("/session/url").asText();
+    SessionDetail running = awaitSession(runtime, id, "running");
+    String url = running.session().url();
     DevRuntime.AttachedCluster placed = runtime.clusters().stream()
-        .filter(c -> c.id().equals(running.at("/session/cluster_id").asText())).findFirst().orElseThrow();
+        .filter(c -> c.id().equals(running.session().clusterId())).findFirst().orElseThrow();
     assertThat(url).isEqualTo(runtime.sessionOrigin(placed) + "/s/" + id + "/");
     assertThat(url).startsWith("http://" + placed.sessionDomain() + ":");
     assertThat(connectVerify(runtime, demoToken, url).statusCode()).isEqualTo(200);
@@ -367,16 +373,16 @@ class DevRuntimeIT {
       sessions.add(viaShell);
       List<String> out = output.lines().toList();
       assertThat(out).as(output).contains("\"state\":\"running\"");
-      JsonNode shellSession = send(runtime, "GET", "/api/v1/sessions/" + viaShell, null, runtime.adminToken());
-      assertThat(shellSession.at("/session/user_id").asText()).isEqualTo(demo.demoUserId());
-      assertThat(out).as(output).contains(shellSession.at("/session/url").asText());
+      SessionDetail shellSession = runtime.api().sessions().get(viaShell);
+      assertThat(shellSession.session().userId()).isEqualTo(demo.demoUserId());
+      assertThat(out).as(output).contains(shellSession.session().url());
       assertThat(out.get(out.size() - 1)).as(output).isEqualTo("200");
     } else {
       System.out.println("DevRuntimeIT: no bash or curl on PATH; the banner's lines were checked by their request only");
     }
 
     for (String session : sessions) {
-      send(runtime, "DELETE", "/api/v1/sessions/" + session, null, demoToken);
+      runtime.api().as(demoToken).sessions().terminate(session);
       awaitSession(runtime, session, "terminated");
     }
   }
@@ -395,75 +401,50 @@ class DevRuntimeIT {
 
   /** How many demo objects exist: what a second seeding must leave unchanged. */
   private Map<String, Integer> demoCounts(DevRuntime runtime) throws Exception {
-    String admin = runtime.adminToken();
+    GshareClient api = runtime.api();
     Map<String, Integer> counts = new TreeMap<>();
-    counts.put("offerings", count(send(runtime, "GET", "/api/v1/offerings", null, admin).path("items"),
-        o -> o.path("name").asText().startsWith(DemoCatalogue.PREFIX)));
-    counts.put("images", count(send(runtime, "GET", "/api/v1/images", null, admin).path("items"),
-        i -> i.path("name").asText().startsWith(DemoCatalogue.PREFIX)));
-    List<String> demoUsers = new ArrayList<>();
-    send(runtime, "GET", "/api/v1/users", null, admin).path("items").forEach(u -> {
-      if (u.path("email").asText().equalsIgnoreCase(DemoCatalogue.DEMO_EMAIL)) {
-        demoUsers.add(u.path("id").asText());
-      }
-    });
+    counts.put("offerings", count(api.catalogue().offerings().items(),
+        o -> o.name().startsWith(DemoCatalogue.PREFIX)));
+    counts.put("images", count(api.catalogue().images().items(), i -> i.name().startsWith(DemoCatalogue.PREFIX)));
+    List<String> demoUsers = api.users().list().items().stream()
+        .filter(u -> DemoCatalogue.DEMO_EMAIL.equalsIgnoreCase(u.email())).map(Users.User::id).toList();
     counts.put("users", demoUsers.size());
     assertThat(demoUsers).hasSize(1);
     String demoUser = demoUsers.get(0);
-    String adminUser = send(runtime, "GET", "/api/v1/users/me", null, admin).path("id").asText();
+    String adminUser = api.users().me().id();
     for (Map.Entry<String, String> user : Map.of("demo user", demoUser, "super admin", adminUser).entrySet()) {
       counts.put("grants of the " + user.getKey(), count(
-          send(runtime, "GET", "/api/v1/credits?limit=1000&user_id=" + user.getValue(), null, admin).path("entries"),
-          e -> e.path("kind").asText().equals("grant") && e.path("description").asText().startsWith(DemoCatalogue.PREFIX)));
+          api.get(ApiPaths.query(ApiPaths.CREDITS, "limit", 1000, "user_id", user.getValue()), Credits.Account.class)
+              .entries(),
+          e -> "grant".equals(e.kind()) && String.valueOf(e.description()).startsWith(DemoCatalogue.PREFIX)));
     }
-    counts.put("tokens of the demo user",
-        send(runtime, "GET", "/api/v1/users/" + demoUser + "/tokens", null, admin).path("items").size());
+    counts.put("tokens of the demo user", api.get(ApiPaths.userTokens(demoUser)).path("items").size());
     return counts;
   }
 
-  private static int count(JsonNode items, Predicate<JsonNode> which) {
-    int n = 0;
-    for (JsonNode item : items) {
-      if (which.test(item)) {
-        n++;
-      }
-    }
-    return n;
+  private static <T> int count(List<T> items, Predicate<T> which) {
+    return (int) items.stream().filter(which).count();
   }
 
   /** An offering, an image and credits for the runtime's super admin, then a session of one H100. */
   private String startSession(DevRuntime runtime) throws Exception {
-    String admin = runtime.adminToken();
-    String offering = send(runtime, "POST", "/api/v1/offerings", """
-        {"name":"h100-restart","gpu_model":"NVIDIA H100 80GB HBM3","mode":"exclusive","gpu_count":1,"price_per_hour":1}
-        """, admin).path("id").asText();
-    String image = send(runtime, "POST", "/api/v1/images",
-        "{\"name\":\"jupyter-restart\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).path("id").asText();
-    String me = send(runtime, "GET", "/api/v1/users/me", null, admin).path("id").asText();
-    send(runtime, "POST", "/api/v1/credits/grants", "{\"user_id\":\"" + me + "\",\"amount\":100,\"idempotency_key\":\"restart-it\"}", admin);
-    return send(runtime, "POST", "/api/v1/sessions",
-        "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image + "\"}", admin).at("/session/id").asText();
+    GshareClient api = runtime.api();
+    String offering = api.catalogue().createOffering(new Catalogue.NewOffering("h100-restart", "NVIDIA H100 80GB HBM3",
+        "exclusive", 1, null, null, BigDecimal.ONE, null)).id();
+    String image = api.catalogue().createImage(new Catalogue.NewImage("jupyter-restart",
+        "registry.example.com/gshare/jupyter:2026.11", null, null, null, null)).id();
+    String me = api.users().me().id();
+    api.credits().grant(new Credits.Grant(me, new BigDecimal("100"), null, "restart-it"));
+    return api.sessions().create(new NewSession(offering, image, null, null, null)).session().id();
   }
 
-  private JsonNode awaitSession(DevRuntime runtime, String id, String state) {
-    JsonNode[] last = new JsonNode[1];
+  private SessionDetail awaitSession(DevRuntime runtime, String id, String state) {
+    SessionDetail[] last = new SessionDetail[1];
     Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      last[0] = send(runtime, "GET", "/api/v1/sessions/" + id, null, runtime.adminToken());
-      assertThat(last[0].at("/session/state").asText()).as(last[0].toString()).isEqualTo(state);
+      last[0] = runtime.api().sessions().get(id);
+      assertThat(last[0].session().state()).as(last[0].toString()).isEqualTo(state);
     });
     return last[0];
-  }
-
-  private JsonNode send(DevRuntime runtime, String method, String path, String body, String token) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(runtime.apiUrl() + path))
-        .header("Authorization", "Bearer " + token)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
-    HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(response.statusCode() / 100).as(method + " " + path + ": " + response.body()).isEqualTo(2);
-    return json.readTree(response.body());
   }
 
   /** The README's temporal commands, with the binary make tools installs. */
@@ -520,19 +501,19 @@ class DevRuntimeIT {
         .findFirst().orElseThrow().getValue();
 
     // Provisioned on first sign-in, an admin by the role claim; the cookie alone authenticates reads.
-    HttpResponse<String> me = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/users/me"))
+    HttpResponse<String> me = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + ApiPaths.ME))
         .build(), HttpResponse.BodyHandlers.ofString());
     assertThat(me.statusCode()).as(me.body()).isEqualTo(200);
     assertThat(json.readTree(me.body()).path("email").asText()).isEqualTo(email);
     assertThat(json.readTree(me.body()).path("role").asText()).isEqualTo("admin");
     // A state-changing call needs the CSRF header besides the cookie.
     String team = "{\"name\":\"browser-" + System.nanoTime() + "\"}";
-    HttpResponse<String> forged = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/teams"))
+    HttpResponse<String> forged = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + ApiPaths.TEAMS))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(team)).build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(forged.statusCode()).as(forged.body()).isEqualTo(401);
     assertThat(forged.body()).contains("X-CSRF-Token");
-    HttpResponse<String> created = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/teams"))
+    HttpResponse<String> created = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + ApiPaths.TEAMS))
         .header("Content-Type", "application/json").header("X-CSRF-Token", csrf)
         .POST(HttpRequest.BodyPublishers.ofString(team)).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
@@ -540,9 +521,9 @@ class DevRuntimeIT {
     HttpResponse<String> out = browser.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/auth/logout"))
         .header("X-CSRF-Token", csrf).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(out.statusCode()).as(out.body()).isEqualTo(204);
-    HttpResponse<String> revoked = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/users/me"))
-        .header("Cookie", "gshare_token=" + token.getValue()).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(revoked.statusCode()).isEqualTo(401);
+    ApiResponse revoked = runtime.api().as(null).exchange("GET", ApiPaths.ME, null,
+        Map.of("Cookie", "gshare_token=" + token.getValue()));
+    assertThat(revoked.status()).isEqualTo(401);
   }
 
   private DevRuntimeOptions options(Path dataDir) {

@@ -48,13 +48,13 @@ class AuditLogIT extends ApiIntegrationTest {
     get("/api/v1/users", token);
     get("/api/v1/users", token);
 
-    JsonNode page = json.readTree(get("/api/v1/audit?action=access.denied&actor=user:" + stranger, adminToken()).body());
+    JsonNode page = json.readTree(get("/api/v1/audit?action=access.denied&actor=user:" + stranger, adminToken()).text());
     assertThat(page.get("items")).hasSize(1);
     JsonNode event = page.at("/items/0");
     assertThat(event.get("occurrences").asInt()).isEqualTo(2);
     assertThat(event.get("object_kind").asText()).isEqualTo("user");
     assertThat(event.get("reason").asText()).isEqualTo("requires the admin role");
 
-    assertThat(get("/api/v1/audit?since=yesterday", adminToken()).statusCode()).isEqualTo(422);
+    assertThat(get("/api/v1/audit?since=yesterday", adminToken()).status()).isEqualTo(422);
   }
 }

@@ -6,10 +6,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.user.UserService;
+import io.gshare.client.ApiResponse;
+import io.gshare.client.GshareClient;
 import io.gshare.workflows.common.FailureTypes;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.session.CheckpointImage;
 import io.gshare.workflows.session.MeteringWorkflow;
+import io.gshare.workflows.session.PodPhase;
 import io.gshare.workflows.session.PodState;
 import io.gshare.workflows.session.SessionClusterActivities;
 import io.gshare.workflows.session.SessionPod;
@@ -21,9 +24,6 @@ import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,8 +99,8 @@ public final class ScaleBench {
         // The bench measures the api at full speed: its clients and simulated workers are not throttled.
         "gshare.rate-limits.user-commands-per-second", "1000000",
         "gshare.rate-limits.cluster-reports-per-second", "1000000"))) {
-      Api api = new Api(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
-          Integer.parseInt(context.getEnvironment().getProperty("local.server.port")));
+      Api api = new Api(new GshareClient(URI.create("http://127.0.0.1:"
+          + context.getEnvironment().getProperty("local.server.port")), null).timeout(Duration.ofMinutes(5)));
       JdbcClient jdbc = context.getBean(JdbcClient.class);
       dataSource = context.getBean(HikariDataSource.class);
       Tokens tokens = context.getBean(Tokens.class);
@@ -524,17 +524,17 @@ public final class ScaleBench {
 
     @Override
     public PodState startPod(SessionPod pod) {
-      return new PodState("Running", podIp(pod.sessionId()), pod.placement().hostname());
+      return new PodState(PodPhase.RUNNING, podIp(pod.sessionId()), pod.placement().hostname());
     }
 
     @Override
     public PodState awaitRunning(String sessionId) {
-      return new PodState("Running", podIp(sessionId), null);
+      return new PodState(PodPhase.RUNNING, podIp(sessionId), null);
     }
 
     @Override
     public PodState podState(String sessionId) {
-      return new PodState("Running", podIp(sessionId), null);
+      return new PodState(PodPhase.RUNNING, podIp(sessionId), null);
     }
 
     @Override
@@ -554,8 +554,8 @@ public final class ScaleBench {
     public void applyRoute(SessionPod pod) {}
   }
 
-  /** JSON over HTTP against the api; any non-2xx answer is an error. */
-  record Api(HttpClient http, int port) {
+  /** JSON over HTTP against the api, through the API's client; any non-2xx answer is an error. */
+  record Api(GshareClient client) {
 
     JsonNode post(String path, String token, String body) throws Exception {
       return send("POST", path, token, body);
@@ -565,18 +565,12 @@ public final class ScaleBench {
       return send("GET", path, token, null);
     }
 
-    private JsonNode send(String method, String path, String token, String body) throws Exception {
-      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-          .header("Authorization", "Bearer " + token)
-          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-      if (body != null) {
-        request.header("Content-Type", "application/json");
+    private JsonNode send(String method, String path, String token, String body) {
+      ApiResponse response = client.as(token).exchange(method, path, body);
+      if (response.status() / 100 != 2) {
+        throw new IllegalStateException(method + " " + path + " answered " + response.status() + ": " + response.text());
       }
-      HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() / 100 != 2) {
-        throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": " + response.body());
-      }
-      return JSON.readTree(response.body());
+      return response.json();
     }
   }
 }

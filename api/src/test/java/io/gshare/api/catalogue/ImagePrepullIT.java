@@ -9,10 +9,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import io.temporal.client.WorkflowClient;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -52,27 +52,27 @@ class ImagePrepullIT extends ApiIntegrationTest {
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("prepull", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next("prepull").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
-        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
+        "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).text());
     clusterId = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();
     await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).text()).path("status").asText()));
     await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.sql(
         "select count(*) from nodes where cluster_id = :c and liveness = 'ready' and removed_at is null")
         .param("c", clusterId).query(Integer.class).single() == 4);
   }
 
   private String image(String reference) throws Exception {
-    HttpResponse<String> created = post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
+    ApiResponse created = post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
         + "\",\"reference\":\"" + reference + "\"}", admin);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    return json.readTree(created.body()).get("id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return json.readTree(created.text()).get("id").asText();
   }
 
   private JsonNode prepull(String imageId, String body) throws Exception {
-    HttpResponse<String> started = post("/api/v1/images/" + imageId + "/prepull", body, admin);
-    assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
-    return json.readTree(started.body());
+    ApiResponse started = post("/api/v1/images/" + imageId + "/prepull", body, admin);
+    assertThat(started.status()).as(started.text()).isEqualTo(202);
+    return json.readTree(started.text());
   }
 
   private String ours() {
@@ -82,7 +82,7 @@ class ImagePrepullIT extends ApiIntegrationTest {
   private JsonNode awaitOperation(String operationId) {
     JsonNode[] last = new JsonNode[1];
     await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).body());
+      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).text());
       assertThat(last[0].path("status").asText()).as(last[0].toString()).isIn("completed", "failed");
     });
     return last[0];
@@ -158,16 +158,16 @@ class ImagePrepullIT extends ApiIntegrationTest {
     String cpuNode = jdbc.sql("select id from nodes where cluster_id = :c and hostname = 'cpu-0'").param("c", clusterId)
         .query(String.class).single();
 
-    assertThat(post("/api/v1/images/img_nosuch/prepull", "{}", admin).statusCode()).isEqualTo(404);
+    assertThat(post("/api/v1/images/img_nosuch/prepull", "{}", admin).status()).isEqualTo(404);
     for (String body : List.of("{\"cluster_ids\":[\"clu_nosuch\"]}", "{\"node_ids\":[\"nod_nosuch\"]}",
         "{\"cluster_ids\":[\"Not An Id\"]}", "{\"cluster_ids\":[]}",
         "{\"cluster_ids\":[\"" + clusterId + "\"],\"node_ids\":[\"nod_nosuch\"]}")) {
-      HttpResponse<String> refused = post("/api/v1/images/" + imageId + "/prepull", body, admin);
-      assertThat(refused.statusCode()).as(body + " → " + refused.body()).isEqualTo(422);
+      ApiResponse refused = post("/api/v1/images/" + imageId + "/prepull", body, admin);
+      assertThat(refused.status()).as(body + " → " + refused.text()).isEqualTo(422);
     }
-    assertThat(post("/api/v1/images/" + imageId + "/prepull", "{}", tokenFor(newUser("user"))).statusCode())
+    assertThat(post("/api/v1/images/" + imageId + "/prepull", "{}", tokenFor(newUser("user"))).status())
         .isEqualTo(403);
-    assertThat(get(operation, admin).statusCode()).as("nothing started").isEqualTo(404);
+    assertThat(get(operation, admin).status()).as("nothing started").isEqualTo(404);
 
     JsonNode started = prepull(imageId, "{\"node_ids\":[\"" + cpuNode + "\"]}");
     assertThat(started.at("/nodes/" + clusterId).toString()).isEqualTo("[\"cpu-0\"]");

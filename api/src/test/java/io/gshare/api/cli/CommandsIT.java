@@ -26,7 +26,7 @@ class CommandsIT extends ApiIntegrationTest {
     var verified = tokens.verify(TokenKind.INTERNAL, token);
     assertThat(verified.subject()).isEqualTo("operator:" + SIM_CLUSTER_ID);
     assertThat(Duration.between(verified.issuedAt(), verified.expiresAt()).toSeconds()).isEqualTo(604800);
-    assertThat(post("/internal/v1/sessions/status", "{\"sessions\":[]}", token).statusCode()).isEqualTo(200);
+    assertThat(post("/internal/v1/sessions/status", "{\"sessions\":[]}", token).status()).isEqualTo(200);
   }
 
   @Test

@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,29 +66,29 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
     if (domain != null) {
       body.put("session_domain", domain);
     }
-    HttpResponse<String> response = post("/api/v1/clusters", json.writeValueAsString(body), admin);
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
-    JsonNode accepted = json.readTree(response.body());
+    ApiResponse response = post("/api/v1/clusters", json.writeValueAsString(body), admin);
+    assertThat(response.status()).as(response.text()).isEqualTo(202);
+    JsonNode accepted = json.readTree(response.text());
     assertThat(accepted.at("/cluster/status").asText()).isIn("pending", "attaching");
-    assertThat(response.body()).doesNotContain("kubeconfig");
+    assertThat(response.text()).doesNotContain("kubeconfig");
     return new String[] {accepted.at("/cluster/id").asText(), accepted.at("/operation/id").asText()};
   }
 
   private JsonNode awaitOperation(String operationId, String status) {
     JsonNode[] last = new JsonNode[1];
     await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).body());
+      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).text());
       assertThat(last[0].get("status").asText()).as(last[0].toString()).isEqualTo(status);
     });
     return last[0];
   }
 
   private JsonNode cluster(String id) throws Exception {
-    return json.readTree(get("/api/v1/clusters/" + id, admin).body());
+    return json.readTree(get("/api/v1/clusters/" + id, admin).text());
   }
 
   private JsonNode nodes(String clusterId) throws Exception {
-    return json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).get("items");
+    return json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).text()).get("items");
   }
 
   @Test
@@ -111,16 +111,16 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
     Process one = ((LocalProcessWorkerDeployer) deployer).process(first[0]);
     Process two = ((LocalProcessWorkerDeployer) deployer).process(second[0]);
     assertThat(one.pid()).isNotEqualTo(two.pid());
-    assertThat(json.readTree(get("/api/v1/gpus?model=NVIDIA%20H100%2080GB%20HBM3&cluster_id=" + first[0], admin).body())
+    assertThat(json.readTree(get("/api/v1/gpus?model=NVIDIA%20H100%2080GB%20HBM3&cluster_id=" + first[0], admin).text())
         .get("items")).hasSize(8);
 
-    JsonNode test = json.readTree(post("/api/v1/clusters/" + second[0] + "/connection-test", "{}", admin).body());
+    JsonNode test = json.readTree(post("/api/v1/clusters/" + second[0] + "/connection-test", "{}", admin).text());
     assertThat(test.get("status").asText()).isEqualTo("connected");
     assertThat(test.at("/checks/runtime_class_nvidia").asBoolean()).isTrue();
 
     // Attaching again converges on the same state: one worker, still connected.
-    HttpResponse<String> again = post("/api/v1/clusters/" + first[0] + "/attach", "{}", admin);
-    assertThat(again.statusCode()).isEqualTo(202);
+    ApiResponse again = post("/api/v1/clusters/" + first[0] + "/attach", "{}", admin);
+    assertThat(again.status()).isEqualTo(202);
     awaitOperation(first[1], "completed");
     assertThat(((LocalProcessWorkerDeployer) deployer).process(first[0]).pid()).isEqualTo(one.pid());
   }
@@ -164,7 +164,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
     assertThat(sim.addNode(new SimSeed.NodeSpec("sim-l40s-0", "fractional",
         new SimSeed.GpuSpec("NVIDIA L40S", 2, 46068, null), Map.of()))).isTrue();
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(nodes(attach[0])).hasSize(4));
-    assertThat(json.readTree(get("/api/v1/gpus?model=NVIDIA%20L40S", admin).body()).get("items")).hasSize(2);
+    assertThat(json.readTree(get("/api/v1/gpus?model=NVIDIA%20L40S", admin).text()).get("items")).hasSize(2);
 
     // The worker goes away: every node stops being reported, goes offline after the stale time, and is alerted once.
     deployer.remove(attach[0], null);
@@ -175,8 +175,8 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
     String nodeId = nodes(attach[0]).get(0).get("id").asText();
     // One alert, and still one after a few more liveness sweeps (1 s apart here).
     await().atMost(Duration.ofSeconds(15)).during(Duration.ofSeconds(4)).untilAsserted(() -> assertThat(json.readTree(
-        get("/api/v1/audit?action=node.offline&object_id=" + nodeId, admin).body()).get("items")).hasSize(1));
-    assertThat(json.readTree(get("/api/v1/nodes?cluster_id=" + attach[0] + "&liveness=ready", admin).body())
+        get("/api/v1/audit?action=node.offline&object_id=" + nodeId, admin).text()).get("items")).hasSize(1));
+    assertThat(json.readTree(get("/api/v1/nodes?cluster_id=" + attach[0] + "&liveness=ready", admin).text())
         .get("items")).isEmpty();
   }
 
@@ -198,27 +198,27 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
         .query(byte[].class).single();
 
     // another cluster's kubeconfig, one that reaches nothing, one that does not parse: 422, nothing changes
-    HttpResponse<String> other = send("PATCH", "/api/v1/clusters/" + id, json.writeValueAsString(Map.of(
+    ApiResponse other = send("PATCH", "/api/v1/clusters/" + id, json.writeValueAsString(Map.of(
         "kubeconfig", kubeconfig(simulator(SimSeed.defaultSeed())), "ingress_node", "elsewhere")), admin);
-    assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
-    assertThat(json.readTree(other.body()).get("detail").asText()).contains("reaches another cluster").contains(uid);
+    assertThat(other.status()).as(other.text()).isEqualTo(422);
+    assertThat(json.readTree(other.text()).get("detail").asText()).contains("reaches another cluster").contains(uid);
     String dead = kubeconfig(sim).replaceAll("server: \\S+", "server: https://10.255.255.1:1");
-    HttpResponse<String> unreachable = send("PATCH", "/api/v1/clusters/" + id,
+    ApiResponse unreachable = send("PATCH", "/api/v1/clusters/" + id,
         json.writeValueAsString(Map.of("kubeconfig", dead)), admin);
-    assertThat(unreachable.statusCode()).as(unreachable.body()).isEqualTo(422);
-    assertThat(json.readTree(unreachable.body()).get("detail").asText()).contains("does not reach its cluster");
-    assertThat(send("PATCH", "/api/v1/clusters/" + id, "{\"kubeconfig\":\"not: [a kubeconfig\"}", admin).statusCode())
+    assertThat(unreachable.status()).as(unreachable.text()).isEqualTo(422);
+    assertThat(json.readTree(unreachable.text()).get("detail").asText()).contains("does not reach its cluster");
+    assertThat(send("PATCH", "/api/v1/clusters/" + id, "{\"kubeconfig\":\"not: [a kubeconfig\"}", admin).status())
         .isEqualTo(422);
     assertThat(jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", id).query(byte[].class)
         .single()).isEqualTo(before);
     assertThat(cluster(id).get("ingress_node").asText()).isEqualTo("master-c2");
 
     // the same cluster's new kubeconfig: stored in place, and the attach runs again to completion, no detach
-    String firstAttachStarted = json.readTree(get("/api/v1/operations/" + attach[1], admin).body()).get("started_at").asText();
-    HttpResponse<String> rotated = send("PATCH", "/api/v1/clusters/" + id,
+    String firstAttachStarted = json.readTree(get("/api/v1/operations/" + attach[1], admin).text()).get("started_at").asText();
+    ApiResponse rotated = send("PATCH", "/api/v1/clusters/" + id,
         json.writeValueAsString(Map.of("kubeconfig", kubeconfig(sim))), admin);
-    assertThat(rotated.statusCode()).as(rotated.body()).isEqualTo(200);
-    assertThat(rotated.body()).doesNotContain("kubeconfig");
+    assertThat(rotated.status()).as(rotated.text()).isEqualTo(200);
+    assertThat(rotated.text()).doesNotContain("kubeconfig");
     assertThat(jdbc.sql("select kubeconfig_ciphertext from clusters where id = :id").param("id", id).query(byte[].class)
         .single()).isNotEqualTo(before);
     JsonNode reattached = awaitOperation(attach[1], "completed");
@@ -242,15 +242,15 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
         """).param("id", session).param("u", user).param("c", attach[0]).param("n", name).param("w", "session-" + session)
         .update();
 
-    HttpResponse<String> refused = send("DELETE", "/api/v1/clusters/" + attach[0], null, admin);
-    assertThat(refused.statusCode()).isEqualTo(409);
-    assertThat(json.readTree(refused.body()).get("detail").asText()).contains("1 session(s) not ended").contains(session);
+    ApiResponse refused = send("DELETE", "/api/v1/clusters/" + attach[0], null, admin);
+    assertThat(refused.status()).isEqualTo(409);
+    assertThat(json.readTree(refused.text()).get("detail").asText()).contains("1 session(s) not ended").contains(session);
     assertThat(cluster(attach[0]).get("status").asText()).isEqualTo("connected");
 
     jdbc.sql("update sessions set state = 'terminated', ended_at = now() where id = :id").param("id", session).update();
-    HttpResponse<String> accepted = send("DELETE", "/api/v1/clusters/" + attach[0], null, admin);
-    assertThat(accepted.statusCode()).isEqualTo(202);
-    awaitOperation(json.readTree(accepted.body()).at("/operation/id").asText(), "completed");
+    ApiResponse accepted = send("DELETE", "/api/v1/clusters/" + attach[0], null, admin);
+    assertThat(accepted.status()).isEqualTo(202);
+    awaitOperation(json.readTree(accepted.text()).at("/operation/id").asText(), "completed");
 
     assertThat(cluster(attach[0]).get("status").asText()).isEqualTo("detached");
     assertThat(jdbc.sql("select count(*) from nodes where cluster_id = :c").param("c", attach[0]).query(Integer.class).single())
@@ -258,7 +258,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
     assertThat(jdbc.sql("select cluster_name from sessions where id = :id").param("id", session).query(String.class).single())
         .isEqualTo(name);
     assertThat(((LocalProcessWorkerDeployer) deployer).process(attach[0])).isNull();
-    assertThat(get("/api/v1/clusters", admin).body()).doesNotContain(attach[0]);
+    assertThat(get("/api/v1/clusters", admin).text()).doesNotContain(attach[0]);
     // The name is free again (for the same cluster too).
     register(name, kubeconfig(sim), null);
   }
@@ -269,16 +269,16 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
     int before = jdbc.sql("select count(*) from clusters").query(Integer.class).single();
     for (String kubeconfig : new String[] {"{not yaml: [", "apiVersion: v1\nkind: Config\nclusters: []\n",
         "apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: y, context: {cluster: c}}]\n"}) {
-      HttpResponse<String> response = post("/api/v1/clusters",
+      ApiResponse response = post("/api/v1/clusters",
           json.writeValueAsString(Map.of("name", "bad-one", "kubeconfig", kubeconfig)), admin);
-      assertThat(response.statusCode()).as(kubeconfig).isEqualTo(422);
+      assertThat(response.status()).as(kubeconfig).isEqualTo(422);
     }
-    HttpResponse<String> badName = post("/api/v1/clusters",
+    ApiResponse badName = post("/api/v1/clusters",
         json.writeValueAsString(Map.of("name", "Bad Name!", "kubeconfig", "x")), admin);
-    assertThat(badName.statusCode()).isEqualTo(422);
-    assertThat(badName.body()).as("refused for its name, before the kubeconfig is read").contains("DNS label");
+    assertThat(badName.status()).isEqualTo(422);
+    assertThat(badName.text()).as("refused for its name, before the kubeconfig is read").contains("DNS label");
     assertThat(post("/api/v1/clusters", json.writeValueAsString(Map.of("name", "x", "kubeconfig", "y")),
-        tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
+        tokenFor(newUser("user"))).status()).isEqualTo(403);
     assertThat(jdbc.sql("select count(*) from clusters").query(Integer.class).single()).isEqualTo(before);
   }
 }

@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.workflows.session.SessionRoute;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +32,7 @@ class ClusterRoutingIT extends ApiIntegrationTest {
         .update();
   }
 
-  private HttpResponse<String> patch(String body) {
+  private ApiResponse patch(String body) {
     return send("PATCH", "/api/v1/clusters/" + cluster, body, admin);
   }
 
@@ -40,39 +40,39 @@ class ClusterRoutingIT extends ApiIntegrationTest {
   void registeringANameAgainAnswers409WithTheClusterToAttachAgain() throws Exception {
     String kubeconfig = Files.readString(simulatedCluster().writeKubeconfig(
         Files.createTempFile("again", ".kubeconfig")));
-    HttpResponse<String> again = post("/api/v1/clusters", json.writeValueAsString(Map.of(
+    ApiResponse again = post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", cluster.replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", "again.example.com")), admin);
-    assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
+    assertThat(again.status()).as(again.text()).isEqualTo(409);
     // hack/attach-cluster.sh reads cluster_id to attach that cluster again on a re-run.
-    assertThat(json.readTree(again.body()).path("cluster_id").asText()).isEqualTo(cluster);
-    assertThat(json.readTree(again.body()).path("detail").asText()).contains("/api/v1/clusters/" + cluster + "/attach");
+    assertThat(json.readTree(again.text()).path("cluster_id").asText()).isEqualTo(cluster);
+    assertThat(json.readTree(again.text()).path("detail").asText()).contains("/api/v1/clusters/" + cluster + "/attach");
   }
 
   @Test
   void gatewayApiNeedsTheGatewayAndBadInputChangesNothing() throws Exception {
-    JsonNode before = json.readTree(get("/api/v1/clusters/" + cluster, admin).body());
+    JsonNode before = json.readTree(get("/api/v1/clusters/" + cluster, admin).text());
     assertThat(before.path("session_routing").asText()).isEqualTo("ingress-nginx");
     assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(SessionRoute.INGRESS_NGINX);
 
-    HttpResponse<String> noGateway = patch("{\"session_routing\":\"gateway-api\"}");
-    assertThat(noGateway.statusCode()).isEqualTo(422);
-    assertThat(noGateway.body()).contains("session_gateway");
-    assertThat(patch("{\"session_routing\":\"traefik\"}").statusCode()).isEqualTo(422);
-    assertThat(patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"Not A Gateway\"}").statusCode())
+    ApiResponse noGateway = patch("{\"session_routing\":\"gateway-api\"}");
+    assertThat(noGateway.status()).isEqualTo(422);
+    assertThat(noGateway.text()).contains("session_gateway");
+    assertThat(patch("{\"session_routing\":\"traefik\"}").status()).isEqualTo(422);
+    assertThat(patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"Not A Gateway\"}").status())
         .isEqualTo(422);
     // All or nothing: a bad field elsewhere leaves the routing as it was.
     assertThat(patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"envoy-gateway-system/gshare\","
-        + "\"prometheus_url\":\"ftp://nope\"}").statusCode()).isEqualTo(422);
+        + "\"prometheus_url\":\"ftp://nope\"}").status()).isEqualTo(422);
     assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(SessionRoute.INGRESS_NGINX);
 
-    HttpResponse<String> ok = patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"envoy-gateway-system/gshare\"}");
-    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
-    assertThat(json.readTree(ok.body()).path("session_gateway").asText()).isEqualTo("envoy-gateway-system/gshare");
+    ApiResponse ok = patch("{\"session_routing\":\"gateway-api\",\"session_gateway\":\"envoy-gateway-system/gshare\"}");
+    assertThat(ok.status()).as(ok.text()).isEqualTo(200);
+    assertThat(json.readTree(ok.text()).path("session_gateway").asText()).isEqualTo("envoy-gateway-system/gshare");
     assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(
         new SessionRoute(SessionRoute.Routing.GATEWAY_API, "envoy-gateway-system", "gshare"));
 
     // Back to ingress-nginx: the Gateway is kept for later, the sessions route by Ingress again.
-    assertThat(patch("{\"session_routing\":\"ingress-nginx\"}").statusCode()).isEqualTo(200);
+    assertThat(patch("{\"session_routing\":\"ingress-nginx\"}").status()).isEqualTo(200);
     assertThat(clusters.sessionRouteOf(cluster)).isEqualTo(SessionRoute.INGRESS_NGINX);
   }
 }

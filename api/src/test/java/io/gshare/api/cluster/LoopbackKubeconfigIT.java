@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
-import java.net.http.HttpResponse;
+import io.gshare.client.ApiResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,10 +30,10 @@ class LoopbackKubeconfigIT extends ApiIntegrationTest {
           current-context: x
           users: [{name: u, user: {token: t}}]
           """.formatted(server);
-      HttpResponse<String> response = post("/api/v1/clusters",
+      ApiResponse response = post("/api/v1/clusters",
           json.writeValueAsString(Map.of("name", "lab-loop", "kubeconfig", kubeconfig)), admin);
-      assertThat(response.statusCode()).as(server).isEqualTo(422);
-      assertThat(json.readTree(response.body()).get("detail").asText()).contains("reachable from the control plane");
+      assertThat(response.status()).as(server).isEqualTo(422);
+      assertThat(json.readTree(response.text()).get("detail").asText()).contains("reachable from the control plane");
     }
     assertThat(jdbc.sql("select count(*) from clusters").query(Integer.class).single()).isEqualTo(before);
   }

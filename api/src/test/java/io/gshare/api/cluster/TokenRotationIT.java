@@ -16,6 +16,7 @@ import io.gshare.api.security.Tokens;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
@@ -25,7 +26,6 @@ import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.client.schedules.ScheduleDescription;
 import io.temporal.client.schedules.ScheduleHandle;
 import io.temporal.client.schedules.ScheduleIntervalSpec;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,10 +81,10 @@ class TokenRotationIT extends ApiIntegrationTest {
     admin = admin == null ? adminToken() : admin;
     String kubeconfig = Files.readString(sim.writeKubeconfig(dir.resolve(NewTestIds.next("kc"))));
     String name = "rot-" + NewTestIds.next("x").replace('_', '-');
-    HttpResponse<String> response = post("/api/v1/clusters",
+    ApiResponse response = post("/api/v1/clusters",
         json.writeValueAsString(Map.of("name", name, "kubeconfig", kubeconfig)), admin);
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
-    JsonNode accepted = json.readTree(response.body());
+    assertThat(response.status()).as(response.text()).isEqualTo(202);
+    JsonNode accepted = json.readTree(response.text());
     awaitOperation(accepted.at("/operation/id").asText(), "completed");
     return accepted.at("/cluster/id").asText();
   }
@@ -99,7 +99,7 @@ class TokenRotationIT extends ApiIntegrationTest {
   private JsonNode awaitOperation(String operationId, String status) {
     JsonNode[] last = new JsonNode[1];
     await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).body());
+      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).text());
       assertThat(last[0].get("status").asText()).as(last[0].toString()).isEqualTo(status);
     });
     return last[0];
@@ -142,7 +142,7 @@ class TokenRotationIT extends ApiIntegrationTest {
 
   /** An /internal call with {@code token}: 200 while it verifies. */
   private int internalCall(String clusterId, String token) {
-    return post("/internal/v1/sessions/status", "{\"sessions\":[]}", token).statusCode();
+    return post("/internal/v1/sessions/status", "{\"sessions\":[]}", token).status();
   }
 
   @Test
@@ -155,9 +155,9 @@ class TokenRotationIT extends ApiIntegrationTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> jti(before).equals(row(clusterId).get("seen_jti")));
     long pid = ((LocalProcessWorkerDeployer) deployer).process(clusterId).pid();
 
-    HttpResponse<String> rotate = post("/api/v1/clusters/" + clusterId + "/rotate-token", "{}", admin);
-    assertThat(rotate.statusCode()).as(rotate.body()).isEqualTo(202);
-    String operationId = json.readTree(rotate.body()).at("/operation/id").asText();
+    ApiResponse rotate = post("/api/v1/clusters/" + clusterId + "/rotate-token", "{}", admin);
+    assertThat(rotate.status()).as(rotate.text()).isEqualTo(202);
+    String operationId = json.readTree(rotate.text()).at("/operation/id").asText();
     assertThat(operationId).isEqualTo(WorkflowIds.tokenRotation(clusterId));
     JsonNode operation = awaitOperation(operationId, "completed");
     JsonNode step = operation.get("steps").get(1);
@@ -180,7 +180,7 @@ class TokenRotationIT extends ApiIntegrationTest {
     assertThat(internalCall(clusterId, after)).isEqualTo(200);
 
     // The connection test shows the token's expiry and the last rotation.
-    JsonNode test = json.readTree(post("/api/v1/clusters/" + clusterId + "/connection-test", "{}", admin).body());
+    JsonNode test = json.readTree(post("/api/v1/clusters/" + clusterId + "/connection-test", "{}", admin).text());
     assertThat(test.get("status").asText()).isEqualTo("connected");
     JsonNode token = test.get("operator_token");
     assertThat(token.get("jti").asText()).isEqualTo(jti(after));
@@ -190,8 +190,8 @@ class TokenRotationIT extends ApiIntegrationTest {
     assertThat(token.get("worker_uses_latest").asBoolean()).isTrue();
 
     // A second rotation while none runs is accepted again; an unknown cluster is 404; a user is refused.
-    assertThat(post("/api/v1/clusters/clu_nosuch/rotate-token", "{}", admin).statusCode()).isEqualTo(404);
-    assertThat(post("/api/v1/clusters/" + clusterId + "/rotate-token", "{}", tokenFor(newUser("user"))).statusCode())
+    assertThat(post("/api/v1/clusters/clu_nosuch/rotate-token", "{}", admin).status()).isEqualTo(404);
+    assertThat(post("/api/v1/clusters/" + clusterId + "/rotate-token", "{}", tokenFor(newUser("user"))).status())
         .isEqualTo(403);
   }
 
@@ -226,12 +226,12 @@ class TokenRotationIT extends ApiIntegrationTest {
     String clusterId = attach(sim);
     String first = secretToken(sim);
 
-    CompletableFuture<HttpResponse<String>> reattach =
+    CompletableFuture<ApiResponse> reattach =
         CompletableFuture.supplyAsync(() -> post("/api/v1/clusters/" + clusterId + "/attach", "{}", admin));
-    CompletableFuture<HttpResponse<String>> rotate =
+    CompletableFuture<ApiResponse> rotate =
         CompletableFuture.supplyAsync(() -> post("/api/v1/clusters/" + clusterId + "/rotate-token", "{}", admin));
-    assertThat(reattach.get().statusCode()).as(reattach.get().body()).isEqualTo(202);
-    assertThat(rotate.get().statusCode()).as(rotate.get().body()).isEqualTo(202);
+    assertThat(reattach.get().status()).as(reattach.get().text()).isEqualTo(202);
+    assertThat(rotate.get().status()).as(rotate.get().text()).isEqualTo(202);
     awaitOperation(WorkflowIds.clusterAttach(clusterId), "completed");
     // Completed either way: a token the worker did not take (the attach wrote after it) is reported, not failed.
     awaitOperation(WorkflowIds.tokenRotation(clusterId), "completed");
@@ -256,9 +256,9 @@ class TokenRotationIT extends ApiIntegrationTest {
     // A seven-day token signed eight days ago.
     String expired = new Tokens("gshare", lagging, Duration.ofSeconds(60), past)
         .sign(TokenKind.INTERNAL, "operator:" + SIM_CLUSTER_ID, null, Duration.ofDays(7));
-    HttpResponse<String> response = post("/internal/v1/sessions/status", "{\"sessions\":[]}", expired);
-    assertThat(response.statusCode()).isEqualTo(401);
-    assertThat(json.readTree(response.body()).get("detail").asText()).isEqualTo("token expired");
+    ApiResponse response = post("/internal/v1/sessions/status", "{\"sessions\":[]}", expired);
+    assertThat(response.status()).isEqualTo(401);
+    assertThat(json.readTree(response.text()).get("detail").asText()).isEqualTo("token expired");
   }
 
   @Test

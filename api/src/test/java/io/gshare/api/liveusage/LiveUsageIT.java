@@ -7,14 +7,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.cluster.model.SessionObjects;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.ApiResponse;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.cluster.AgentEnv;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,10 +25,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +41,7 @@ class LiveUsageIT extends ApiIntegrationTest {
 
   private static final String MODEL = "NVIDIA Live " + NewTestIds.next("m");
   private static final List<AutoCloseable> closing = new ArrayList<>();
+  private static final Map<String, String> EVENT_STREAM = Map.of("Accept", "text/event-stream");
   private final ObjectMapper json = new ObjectMapper();
 
   @AfterAll
@@ -79,11 +83,11 @@ class LiveUsageIT extends ApiIntegrationTest {
     // Anyone but the owner (an admin too) gets the 404 a missing session gets.
     String stranger = tokenFor(newUser("user"));
     for (String token : List.of(stranger, adminToken())) {
-      HttpResponse<String> denied = streamRequest(session, token, HttpResponse.BodyHandlers.ofString());
-      assertThat(denied.statusCode()).as(denied.body()).isEqualTo(404);
+      ApiResponse denied = send("GET", streamPath(session), null, token, EVENT_STREAM);
+      assertThat(denied.status()).as(denied.text()).isEqualTo(404);
       assertThat(denied.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
     }
-    assertThat(streamRequest("not an id", running.ownerToken(), HttpResponse.BodyHandlers.ofString()).statusCode())
+    assertThat(send("GET", streamPath("not an id"), null, running.ownerToken(), EVENT_STREAM).status())
         .isIn(400, 422);
   }
 
@@ -95,16 +99,16 @@ class LiveUsageIT extends ApiIntegrationTest {
     String sample = "{\"node\":\"n\",\"samples\":[{\"session_id\":\"" + running.id() + "\",\"sampled_at\":\""
         + Instant.now() + "\",\"cpu_cores\":0.5,\"memory_bytes\":1,\"io_read_bytes_per_second\":0,"
         + "\"io_write_bytes_per_second\":0}]}";
-    HttpResponse<String> foreign = post("/internal/v1/usage/live", sample, operatorToken(SIM_CLUSTER_ID));
-    assertThat(foreign.statusCode()).as(foreign.body()).isEqualTo(403);
-    HttpResponse<String> own = post("/internal/v1/usage/live", sample, operatorToken(attached.clusterId()));
-    assertThat(own.statusCode()).as(own.body()).isEqualTo(200);
-    assertThat(json.readTree(own.body()).path("accepted").asInt()).isEqualTo(1);
-    HttpResponse<String> gone = post("/internal/v1/usage/live", sample.replace(running.id(), "ses_" + NewTestIds.next("g")),
+    ApiResponse foreign = post("/internal/v1/usage/live", sample, operatorToken(SIM_CLUSTER_ID));
+    assertThat(foreign.status()).as(foreign.text()).isEqualTo(403);
+    ApiResponse own = post("/internal/v1/usage/live", sample, operatorToken(attached.clusterId()));
+    assertThat(own.status()).as(own.text()).isEqualTo(200);
+    assertThat(json.readTree(own.text()).path("accepted").asInt()).isEqualTo(1);
+    ApiResponse gone = post("/internal/v1/usage/live", sample.replace(running.id(), "ses_" + NewTestIds.next("g")),
         operatorToken(attached.clusterId()));
-    assertThat(json.readTree(gone.body()).path("accepted").asInt()).isZero();
-    HttpResponse<String> bad = post("/internal/v1/usage/live", sample.replace("0.5", "-1"), operatorToken(attached.clusterId()));
-    assertThat(bad.statusCode()).as(bad.body()).isIn(400, 422);
+    assertThat(json.readTree(gone.text()).path("accepted").asInt()).isZero();
+    ApiResponse bad = post("/internal/v1/usage/live", sample.replace("0.5", "-1"), operatorToken(attached.clusterId()));
+    assertThat(bad.status()).as(bad.text()).isIn(400, 422);
     // The sample posted above is in the session's window: a new viewer gets it first.
     List<JsonNode> backlog = readStream(running.id(), running.ownerToken(), 1, Duration.ofSeconds(10));
     assertThat(backlog).extracting(n -> n.path("cpu_cores").asDouble()).containsExactly(0.5);
@@ -139,21 +143,19 @@ class LiveUsageIT extends ApiIntegrationTest {
     return builder.start();
   }
 
-  private <T> HttpResponse<T> streamRequest(String session, String token, HttpResponse.BodyHandler<T> body)
-      throws IOException, InterruptedException {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-            + "/api/v1/sessions/" + session.replace(" ", "%20") + "/usage/stream"))
-        .header("Accept", "text/event-stream").header("Authorization", "Bearer " + token).build(), body);
+  private static String streamPath(String session) {
+    return ApiPaths.session(session) + "/usage/stream";
   }
 
   /** Reads {@code count} usage events from the stream (their data, parsed), or what came within {@code within}. */
   private List<JsonNode> readStream(String session, String token, int count, Duration within) throws Exception {
-    HttpResponse<Stream<String>> response = streamRequest(session, token, HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<InputStream> response = api(token).stream("GET", streamPath(session), null, EVENT_STREAM);
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
     List<JsonNode> samples = new ArrayList<>();
     CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> {
-      Iterator<String> lines = response.body().iterator();
+      Iterator<String> lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))
+          .lines().iterator();
       String event = null;
       while (samples.size() < count && lines.hasNext()) {
         String line = lines.next();

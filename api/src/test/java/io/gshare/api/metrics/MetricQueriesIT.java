@@ -9,11 +9,11 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
+import io.gshare.client.ApiResponse;
 import io.gshare.sim.kube.KubeCluster;
 import io.temporal.client.WorkflowClient;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,9 +42,9 @@ class MetricQueriesIT extends ApiIntegrationTest {
     }
   }
 
-  private JsonNode ok(HttpResponse<String> response) throws Exception {
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    return json.readTree(response.body());
+  private JsonNode ok(ApiResponse response) throws Exception {
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
+    return json.readTree(response.text());
   }
 
   private static String since(Duration ago) {
@@ -71,14 +71,14 @@ class MetricQueriesIT extends ApiIntegrationTest {
     String clusterId = attached.clusterId();
 
     // Without a prometheus_url the cluster's queries say how to set one.
-    HttpResponse<String> none = get("/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId, admin);
-    assertThat(none.statusCode()).as(none.body()).isEqualTo(409);
-    assertThat(json.readTree(none.body()).path("detail").asText()).contains("prometheus_url");
+    ApiResponse none = get("/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId, admin);
+    assertThat(none.status()).as(none.text()).isEqualTo(409);
+    assertThat(json.readTree(none.text()).path("detail").asText()).contains("prometheus_url");
 
     PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.dcgmMetricsUrl()));
     closing.add(prometheus);
     ok(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin));
-    JsonNode node = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0);
+    JsonNode node = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).text()).path("items").get(0);
     String nodeId = node.path("id").asText();
     List<String> uuids = new ArrayList<>();
     node.path("gpus").forEach(g -> uuids.add(g.path("uuid").asText()));
@@ -103,7 +103,7 @@ class MetricQueriesIT extends ApiIntegrationTest {
 
     // Refused before anything is asked.
     String user = tokenFor(newUser("user"));
-    assertThat(get(card, user).statusCode()).isEqualTo(403);
+    assertThat(get(card, user).status()).isEqualTo(403);
     for (String bad : List.of("/api/v1/metrics/up?cluster_id=" + clusterId,
         "/api/v1/metrics/gpu_utilization",
         "/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId + "&node_id=" + nodeId,
@@ -111,10 +111,10 @@ class MetricQueriesIT extends ApiIntegrationTest {
         "/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId + "&step=7s",
         "/api/v1/metrics/gpu_utilization?cluster_id=" + clusterId + "&start=yesterday",
         "/api/v1/metrics/node_cpu?gpu_uuid=" + uuids.get(0))) {
-      HttpResponse<String> refused = get(bad, admin);
-      assertThat(refused.statusCode()).as(bad + " " + refused.body()).isEqualTo(422);
+      ApiResponse refused = get(bad, admin);
+      assertThat(refused.status()).as(bad + " " + refused.text()).isEqualTo(422);
     }
-    assertThat(get("/api/v1/metrics/gpu_utilization?node_id=nod_nosuchnode", admin).statusCode()).isEqualTo(404);
+    assertThat(get("/api/v1/metrics/gpu_utilization?node_id=nod_nosuchnode", admin).status()).isEqualTo(404);
 
     // A session's owner sees their session's cards; another user does not find the session.
     RunningSession running = startSession(MODEL);
@@ -123,9 +123,9 @@ class MetricQueriesIT extends ApiIntegrationTest {
     String held = running.gpuUuid();
     JsonNode mine = ok(get("/api/v1/sessions/" + session + "/metrics?step=15s&start=" + since(Duration.ofMinutes(5)), owner));
     assertThat(mine.path("series")).allSatisfy(s -> assertThat(s.path("labels").path("UUID").asText()).isEqualTo(held));
-    assertThat(get("/api/v1/sessions/" + session + "/metrics", user).statusCode()).isEqualTo(404);
-    assertThat(get("/api/v1/sessions/" + session + "/metrics?name=node_cpu", owner).statusCode()).isEqualTo(422);
-    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, owner).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/sessions/" + session + "/metrics", user).status()).isEqualTo(404);
+    assertThat(get("/api/v1/sessions/" + session + "/metrics?name=node_cpu", owner).status()).isEqualTo(422);
+    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, owner).status()).isEqualTo(200);
 
     workflows.listExecutions("WorkflowType = 'MetricQuery' AND GshareClusterId = '" + clusterId + "'").findFirst()
         .ifPresent(e -> HistoryRecorder.record(workflows, e.getExecution().getWorkflowId(), "metric-query"));

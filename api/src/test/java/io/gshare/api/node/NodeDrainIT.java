@@ -15,12 +15,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import io.temporal.client.WorkflowClient;
 import java.math.BigDecimal;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -73,38 +73,38 @@ class NodeDrainIT extends ApiIntegrationTest {
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("drain", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next("drain").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", domain,
-        "checkpoint_registry", REGISTRY)), admin).body());
+        "checkpoint_registry", REGISTRY)), admin).text());
     clusterId = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();
     await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).text()).path("status").asText()));
     sliceOffering = offering(SLICE_MODEL, "fractional", ",\"gpumem_mib\":10240,\"gpucores_percent\":25");
     losslessOffering = offering(LOSSLESS_MODEL, "exclusive", ",\"gpu_count\":1");
     loneOffering = offering(LONE_MODEL, "exclusive", ",\"gpu_count\":1");
     image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).text()).get("id").asText();
   }
 
   private String offering(String model, String mode, String rest) throws Exception {
-    HttpResponse<String> created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+    ApiResponse created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
         + model + "\",\"mode\":\"" + mode + "\",\"price_per_hour\":6" + rest + "}", admin);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    return json.readTree(created.body()).get("id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return json.readTree(created.text()).get("id").asText();
   }
 
   private String session(String offering) throws Exception {
     String user = newUser("user");
     ledger.grant(user, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
-    HttpResponse<String> created = post("/api/v1/sessions",
+    ApiResponse created = post("/api/v1/sessions",
         "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image + "\"}", tokenFor(user));
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
-    String id = json.readTree(created.body()).at("/session/id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(202);
+    String id = json.readTree(created.text()).at("/session/id").asText();
     awaitState(id, "running");
     return id;
   }
 
   private JsonNode view(String id) throws Exception {
-    return json.readTree(get("/api/v1/sessions/" + id, admin).body());
+    return json.readTree(get("/api/v1/sessions/" + id, admin).text());
   }
 
   private void awaitState(String id, String state) {
@@ -126,15 +126,15 @@ class NodeDrainIT extends ApiIntegrationTest {
   }
 
   private JsonNode drain(String nodeId, String body) throws Exception {
-    HttpResponse<String> started = post("/api/v1/nodes/" + nodeId + "/drain", body, admin);
-    assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
-    return json.readTree(started.body());
+    ApiResponse started = post("/api/v1/nodes/" + nodeId + "/drain", body, admin);
+    assertThat(started.status()).as(started.text()).isEqualTo(202);
+    return json.readTree(started.text());
   }
 
   private JsonNode awaitOperation(String operationId) {
     JsonNode[] last = new JsonNode[1];
     await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).body());
+      last[0] = json.readTree(get("/api/v1/operations/" + operationId, admin).text());
       assertThat(last[0].path("status").asText()).as(last[0].toString()).isIn("completed", "failed");
     });
     return last[0];
@@ -219,13 +219,13 @@ class NodeDrainIT extends ApiIntegrationTest {
     }
     HistoryRecorder.record(workflows, "node-drain-" + drained, "node-drain-migrate");
     HistoryRecorder.record(workflows, "session-" + lossless, "session-drain-migrate-lossless");
-    JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body());
+    JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).text());
     assertThat(nodes.toString()).contains("\"drain_state\":\"drained\"");
     // A new session never lands on the drained node.
     assertThat(nodeOf(session(sliceOffering))).isNotEqualTo(drained);
 
-    HttpResponse<String> uncordoned = post("/api/v1/nodes/" + drained + "/uncordon", null, admin);
-    assertThat(uncordoned.statusCode()).as(uncordoned.body()).isEqualTo(202);
+    ApiResponse uncordoned = post("/api/v1/nodes/" + drained + "/uncordon", null, admin);
+    assertThat(uncordoned.status()).as(uncordoned.text()).isEqualTo(202);
     assertThat(awaitOperation("node-uncordon-" + drained).path("status").asText()).isEqualTo("completed");
     HistoryRecorder.record(workflows, "node-uncordon-" + drained, "node-uncordon");
     try (KubernetesClient k8s = sim.newClient()) {
@@ -248,7 +248,7 @@ class NodeDrainIT extends ApiIntegrationTest {
     assertThat(paused.toString()).contains("is being drained (fan failure) and it could not move to another node");
     assertThat(liveAllocationsOn(node)).isZero();
     assertThat(closedWindows(lone)).isEqualTo(1);
-    assertThat(post("/api/v1/nodes/" + node + "/uncordon", null, admin).statusCode()).isEqualTo(202);
+    assertThat(post("/api/v1/nodes/" + node + "/uncordon", null, admin).status()).isEqualTo(202);
     awaitOperation("node-uncordon-" + node);
   }
 
@@ -271,9 +271,9 @@ class NodeDrainIT extends ApiIntegrationTest {
     });
 
     String operation = drain(node, "{\"deadline_seconds\":30}").at("/operation/id").asText();
-    HttpResponse<String> again = post("/api/v1/nodes/" + node + "/drain", null, admin);
-    assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
-    assertThat(again.body()).contains("operation_in_progress").contains(operation);
+    ApiResponse again = post("/api/v1/nodes/" + node + "/drain", null, admin);
+    assertThat(again.status()).as(again.text()).isEqualTo(409);
+    assertThat(again.text()).contains("operation_in_progress").contains(operation);
     JsonNode failed = awaitOperation(operation);
 
     assertThat(failed.path("status").asText()).isEqualTo("failed");
@@ -283,7 +283,7 @@ class NodeDrainIT extends ApiIntegrationTest {
       assertThat(k8s.pods().inNamespace("team-b").withName("db-0").get()).isNotNull();
       assertThat(k8s.nodes().withName("t4-0").get().getSpec().getUnschedulable()).isTrue();
     }
-    assertThat(post("/api/v1/nodes/" + node + "/uncordon", null, admin).statusCode()).isEqualTo(202);
+    assertThat(post("/api/v1/nodes/" + node + "/uncordon", null, admin).status()).isEqualTo(202);
     awaitOperation("node-uncordon-" + node);
   }
 
@@ -307,12 +307,12 @@ class NodeDrainIT extends ApiIntegrationTest {
   @Test
   void badDrainsAreRefusedAndChangeNothing() throws Exception {
     String node = nodeId("a100-1");
-    HttpResponse<String> badMode = post("/api/v1/nodes/" + node + "/drain", "{\"mode\":\"evaporate\"}", admin);
-    assertThat(badMode.statusCode()).isEqualTo(422);
-    assertThat(badMode.body()).contains("migrate, pause, terminate");
-    assertThat(post("/api/v1/nodes/" + node + "/drain", "{\"deadline_seconds\":1}", admin).statusCode()).isEqualTo(422);
-    assertThat(post("/api/v1/nodes/nod_missing/drain", null, admin).statusCode()).isEqualTo(404);
-    assertThat(post("/api/v1/nodes/" + node + "/drain", null, tokenFor(newUser("user"))).statusCode()).isEqualTo(403);
+    ApiResponse badMode = post("/api/v1/nodes/" + node + "/drain", "{\"mode\":\"evaporate\"}", admin);
+    assertThat(badMode.status()).isEqualTo(422);
+    assertThat(badMode.text()).contains("migrate, pause, terminate");
+    assertThat(post("/api/v1/nodes/" + node + "/drain", "{\"deadline_seconds\":1}", admin).status()).isEqualTo(422);
+    assertThat(post("/api/v1/nodes/nod_missing/drain", null, admin).status()).isEqualTo(404);
+    assertThat(post("/api/v1/nodes/" + node + "/drain", null, tokenFor(newUser("user"))).status()).isEqualTo(403);
     assertThat(jdbc.sql("select drain_state from nodes where id = :n").param("n", node).query(String.class).optional())
         .isEmpty();
   }
@@ -321,14 +321,14 @@ class NodeDrainIT extends ApiIntegrationTest {
   void aCordonedGpuIsWrittenToHamisDeviceCordonAnnotation() throws Exception {
     String gpu = jdbc.sql("select uuid from gpu_devices where node_id = :n").param("n", nodeId("t4-0"))
         .query(String.class).single();
-    assertThat(post("/api/v1/gpus/" + gpu + "/cordon", null, admin).statusCode()).isEqualTo(200);
+    assertThat(post("/api/v1/gpus/" + gpu + "/cordon", null, admin).status()).isEqualTo(200);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       try (KubernetesClient k8s = sim.newClient()) {
         assertThat(k8s.nodes().withName("t4-0").get().getMetadata().getAnnotations())
             .containsEntry("hami.io/device-cordon", gpu);
       }
     });
-    assertThat(post("/api/v1/gpus/" + gpu + "/uncordon", null, admin).statusCode()).isEqualTo(200);
+    assertThat(post("/api/v1/gpus/" + gpu + "/uncordon", null, admin).status()).isEqualTo(200);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       try (KubernetesClient k8s = sim.newClient()) {
         assertThat(k8s.nodes().withName("t4-0").get().getMetadata().getAnnotations())

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.contract.internal.InventoryReport;
 import io.gshare.core.credit.BillingWindows;
 import io.gshare.core.credit.CreditLedger;
@@ -16,7 +17,6 @@ import io.gshare.core.node.InventoryWriter;
 import io.gshare.core.placement.AllocationRepository;
 import io.gshare.core.placement.PlacementService;
 import java.math.BigDecimal;
-import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -67,7 +67,7 @@ class NodeRemovalIT extends ApiIntegrationTest {
     return cluster;
   }
 
-  private HttpResponse<String> delete(String nodeId, String token) {
+  private ApiResponse delete(String nodeId, String token) {
     return send("DELETE", "/api/v1/nodes/" + nodeId, null, token);
   }
 
@@ -109,9 +109,9 @@ class NodeRemovalIT extends ApiIntegrationTest {
   }
 
   private void report(String clusterId, String... hostnames) {
-    HttpResponse<String> response = post("/internal/v1/inventory", inventory(clusterId, List.of(hostnames)),
+    ApiResponse response = post("/internal/v1/inventory", inventory(clusterId, List.of(hostnames)),
         operatorToken(clusterId));
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
   }
 
   /** A hostname of this run alone: GPU uuids derive from it, and a uuid belongs to one cluster. */
@@ -129,18 +129,18 @@ class NodeRemovalIT extends ApiIntegrationTest {
     String cluster = fixture.cluster();
     String node = fixture.node(cluster, "exclusive", H100, 1, 81559, 1, null);
 
-    HttpResponse<String> ready = delete(node, admin);
-    assertThat(ready.statusCode()).as(ready.body()).isEqualTo(409);
-    JsonNode problem = json.readTree(ready.body());
+    ApiResponse ready = delete(node, admin);
+    assertThat(ready.status()).as(ready.text()).isEqualTo(409);
+    JsonNode problem = json.readTree(ready.text());
     assertThat(problem.get("code").asText()).isEqualTo("node_live");
     assertThat(problem.get("type").asText()).isEqualTo("urn:gshare:problem:node_live");
     assertThat(problem.get("detail").asText()).contains("still reported").contains("register it again")
         .contains("kubectl drain").contains("kubectl delete node").contains("offline");
 
     jdbc.sql("update nodes set liveness = 'not_ready' where id = :n").param("n", node).update();
-    HttpResponse<String> notReady = delete(node, admin);
-    assertThat(notReady.statusCode()).isEqualTo(409);
-    assertThat(json.readTree(notReady.body()).get("liveness").asText()).isEqualTo("not_ready");
+    ApiResponse notReady = delete(node, admin);
+    assertThat(notReady.status()).isEqualTo(409);
+    assertThat(json.readTree(notReady.text()).get("liveness").asText()).isEqualTo("not_ready");
 
     assertThat(count("select count(*) from nodes where id = :p", node)).isEqualTo(1);
     assertThat(count("select count(*) from gpu_devices where node_id = :p", node)).isEqualTo(1);
@@ -155,9 +155,9 @@ class NodeRemovalIT extends ApiIntegrationTest {
     String running = session(user, "running", node);
     allocation(running, node, "GPU-" + node + "-0", false);
 
-    HttpResponse<String> refused = delete(node, admin);
-    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
-    JsonNode problem = json.readTree(refused.body());
+    ApiResponse refused = delete(node, admin);
+    assertThat(refused.status()).as(refused.text()).isEqualTo(409);
+    JsonNode problem = json.readTree(refused.text());
     assertThat(problem.get("code").asText()).isEqualTo("node_busy");
     assertThat(problem.get("detail").asText()).contains(running);
     assertThat(problem.get("sessions")).extracting(JsonNode::asText).containsExactly(running);
@@ -165,15 +165,15 @@ class NodeRemovalIT extends ApiIntegrationTest {
     // Its GPUs released but the session not ended (it is still terminating): still refused.
     jdbc.sql("update allocations set released_at = now() where session_id = :s").param("s", running).update();
     jdbc.sql("update sessions set state = 'terminating' where id = :s").param("s", running).update();
-    assertThat(json.readTree(delete(node, admin).body()).get("sessions")).extracting(JsonNode::asText).containsExactly(running);
+    assertThat(json.readTree(delete(node, admin).text()).get("sessions")).extracting(JsonNode::asText).containsExactly(running);
 
     // An allocation alone, its session not (yet) naming the node, keeps the node too.
     jdbc.sql("update sessions set state = 'terminated', ended_at = now() where id = :s").param("s", running).update();
     String placed = session(user, "pending", null);
     allocation(placed, node, "GPU-" + node + "-1", false);
-    HttpResponse<String> stillBusy = delete(node, admin);
-    assertThat(stillBusy.statusCode()).isEqualTo(409);
-    assertThat(json.readTree(stillBusy.body()).get("sessions")).extracting(JsonNode::asText).containsExactly(placed);
+    ApiResponse stillBusy = delete(node, admin);
+    assertThat(stillBusy.status()).isEqualTo(409);
+    assertThat(json.readTree(stillBusy.text()).get("sessions")).extracting(JsonNode::asText).containsExactly(placed);
 
     assertThat(count("select count(*) from nodes where id = :p", node)).isEqualTo(1);
     assertThat(count("select count(*) from gpu_devices where node_id = :p", node)).isEqualTo(2);
@@ -205,9 +205,9 @@ class NodeRemovalIT extends ApiIntegrationTest {
     assertThat(entries).isGreaterThanOrEqualTo(1);
     BigDecimal balance = ledger.balance(ledger.accountOf(user));
 
-    HttpResponse<String> deleted = delete(node, admin);
-    assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(204);
-    assertThat(deleted.body()).isEmpty();
+    ApiResponse deleted = delete(node, admin);
+    assertThat(deleted.status()).as(deleted.text()).isEqualTo(204);
+    assertThat(deleted.text()).isEmpty();
 
     assertThat(count("select count(*) from nodes where id = :p", node)).isZero();
     assertThat(count("select count(*) from gpu_devices where uuid like 'GPU-' || :p || '-%'", node)).isZero();
@@ -224,19 +224,19 @@ class NodeRemovalIT extends ApiIntegrationTest {
     assertThat(count("select count(*) from credit_ledger where session_id = :p", ended)).isEqualTo(entries);
     assertThat(ledger.balance(ledger.accountOf(user))).isEqualByComparingTo(balance);
     // The pool stays, empty.
-    JsonNode emptied = json.readTree(get("/api/v1/node-pools/" + pool, admin).body());
+    JsonNode emptied = json.readTree(get("/api/v1/node-pools/" + pool, admin).text());
     assertThat(emptied.get("id").asText()).isEqualTo(pool);
     assertThat(emptied.toString()).doesNotContain(node);
     // Audited with hostname and cluster; a second delete finds nothing.
-    JsonNode audit = json.readTree(get("/api/v1/audit?action=node.deleted&object_id=" + node, admin).body()).get("items");
+    JsonNode audit = json.readTree(get("/api/v1/audit?action=node.deleted&object_id=" + node, admin).text()).get("items");
     assertThat(audit).hasSize(1);
     assertThat(audit.get(0).get("reason").asText()).contains(hostname).contains(cluster);
     assertThat(audit.get(0).get("actor").asText()).startsWith("user:");
     assertThat(jdbc.sql("select details ->> 'cluster_id' from audit_events where action = 'node.deleted' and object_id = :n")
         .param("n", node).query(String.class).single()).isEqualTo(cluster);
-    HttpResponse<String> again = delete(node, admin);
-    assertThat(again.statusCode()).isEqualTo(404);
-    assertThat(json.readTree(again.body()).get("code").asText()).isEqualTo("not_found");
+    ApiResponse again = delete(node, admin);
+    assertThat(again.status()).isEqualTo(404);
+    assertThat(json.readTree(again.text()).get("code").asText()).isEqualTo("not_found");
   }
 
   @Test
@@ -246,23 +246,23 @@ class NodeRemovalIT extends ApiIntegrationTest {
     String goneHost = hostname("gone");
     report(cluster, keepHost, goneHost);
     String gone = nodeId(cluster, goneHost);
-    assertThat(delete(gone, admin).statusCode()).as("still reported").isEqualTo(409);
+    assertThat(delete(gone, admin).status()).as("still reported").isEqualTo(409);
 
     // kubectl delete node: the worker's next report no longer names it.
     report(cluster, keepHost);
-    JsonNode visible = json.readTree(get("/api/v1/nodes?cluster_id=" + cluster, admin).body()).get("items");
+    JsonNode visible = json.readTree(get("/api/v1/nodes?cluster_id=" + cluster, admin).text()).get("items");
     assertThat(visible).extracting(n -> n.get("hostname").asText()).containsExactly(keepHost);
-    JsonNode all = json.readTree(get("/api/v1/nodes?cluster_id=" + cluster + "&include_removed=true", admin).body())
+    JsonNode all = json.readTree(get("/api/v1/nodes?cluster_id=" + cluster + "&include_removed=true", admin).text())
         .get("items");
     assertThat(all).hasSize(2);
     JsonNode removed = all.get(0).get("hostname").asText().equals(goneHost) ? all.get(0) : all.get(1);
     assertThat(removed.get("liveness").asText()).isEqualTo("offline");
     assertThat(removed.hasNonNull("removed_at")).isTrue();
     assertThat(json.readTree(get("/api/v1/nodes?cluster_id=" + cluster + "&include_removed=true&liveness=offline", admin)
-        .body()).get("items")).extracting(n -> n.get("id").asText()).containsExactly(gone);
+        .text()).get("items")).extracting(n -> n.get("id").asText()).containsExactly(gone);
 
-    HttpResponse<String> deleted = delete(gone, admin);
-    assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(204);
+    ApiResponse deleted = delete(gone, admin);
+    assertThat(deleted.status()).as(deleted.text()).isEqualTo(204);
     assertThat(nodeId(cluster, goneHost)).isNull();
     assertThat(count("select count(*) from gpu_devices where uuid = :p", "GPU-" + goneHost + "-0")).isZero();
     assertThat(count("select count(*) from nodes where cluster_id = :p", cluster)).isEqualTo(1);
@@ -271,7 +271,7 @@ class NodeRemovalIT extends ApiIntegrationTest {
     report(cluster, keepHost, goneHost);
     String again = nodeId(cluster, goneHost);
     assertThat(again).isNotNull().isNotEqualTo(gone);
-    JsonNode back = json.readTree(get("/api/v1/nodes?cluster_id=" + cluster, admin).body()).get("items");
+    JsonNode back = json.readTree(get("/api/v1/nodes?cluster_id=" + cluster, admin).text()).get("items");
     assertThat(back).extracting(n -> n.get("liveness").asText()).containsOnly("ready");
     assertThat(jdbc.sql("select node_id from gpu_devices where uuid = :u").param("u", "GPU-" + goneHost + "-0")
         .query(String.class).single()).isEqualTo(again);
@@ -289,35 +289,35 @@ class NodeRemovalIT extends ApiIntegrationTest {
     String second = "GPU-" + node + "-1";
     assertThat(placement.check(user, offering).placement().gpuUuids()).containsExactly(first);
 
-    HttpResponse<String> cordoned = post("/api/v1/gpus/" + first + "/cordon", null, admin);
-    assertThat(cordoned.statusCode()).as(cordoned.body()).isEqualTo(200);
-    JsonNode gpu = json.readTree(cordoned.body());
+    ApiResponse cordoned = post("/api/v1/gpus/" + first + "/cordon", null, admin);
+    assertThat(cordoned.status()).as(cordoned.text()).isEqualTo(200);
+    JsonNode gpu = json.readTree(cordoned.text());
     assertThat(gpu.get("uuid").asText()).isEqualTo(first);
     assertThat(gpu.get("cordoned").asBoolean()).isTrue();
     assertThat(gpu.get("node_id").asText()).isEqualTo(node);
     assertThat(gpu.get("cluster_id").asText()).isEqualTo(cluster);
     // The answer is the card as GET /api/v1/gpus shows it.
-    JsonNode listed = json.readTree(get("/api/v1/gpus?node_id=" + node, admin).body()).get("items").get(0);
+    JsonNode listed = json.readTree(get("/api/v1/gpus?node_id=" + node, admin).text()).get("items").get(0);
     assertThat(listed).isEqualTo(gpu);
     assertThat(jdbc.sql("select cordoned from gpu_devices where uuid = :u").param("u", first).query(Boolean.class).single())
         .isTrue();
     assertThat(placement.check(user, offering).placement().gpuUuids()).containsExactly(second);
 
     // Idempotent: cordoning again answers the same and records no second change.
-    HttpResponse<String> twice = post("/api/v1/gpus/" + first + "/cordon", null, admin);
-    assertThat(twice.statusCode()).isEqualTo(200);
-    assertThat(json.readTree(twice.body())).isEqualTo(gpu);
+    ApiResponse twice = post("/api/v1/gpus/" + first + "/cordon", null, admin);
+    assertThat(twice.status()).isEqualTo(200);
+    assertThat(json.readTree(twice.text())).isEqualTo(gpu);
     assertThat(count("select count(*) from audit_events where action = 'gpu.cordoned' and object_id = :p", first))
         .isEqualTo(1);
 
     // Both cards cordoned: nothing to place on.
-    assertThat(post("/api/v1/gpus/" + second + "/cordon", null, admin).statusCode()).isEqualTo(200);
+    assertThat(post("/api/v1/gpus/" + second + "/cordon", null, admin).status()).isEqualTo(200);
     assertThat(refusal(user, offering)).isEqualTo(ProblemCode.UNSERVICEABLE);
 
-    HttpResponse<String> uncordoned = post("/api/v1/gpus/" + second + "/uncordon", null, admin);
-    assertThat(uncordoned.statusCode()).isEqualTo(200);
-    assertThat(json.readTree(uncordoned.body()).get("cordoned").asBoolean()).isFalse();
-    assertThat(post("/api/v1/gpus/" + second + "/uncordon", null, admin).statusCode()).isEqualTo(200);
+    ApiResponse uncordoned = post("/api/v1/gpus/" + second + "/uncordon", null, admin);
+    assertThat(uncordoned.status()).isEqualTo(200);
+    assertThat(json.readTree(uncordoned.text()).get("cordoned").asBoolean()).isFalse();
+    assertThat(post("/api/v1/gpus/" + second + "/uncordon", null, admin).status()).isEqualTo(200);
     assertThat(count("select count(*) from audit_events where action = 'gpu.uncordoned' and object_id = :p", second))
         .isEqualTo(1);
     assertThat(placement.check(user, offering).placement().gpuUuids()).containsExactly(second);
@@ -329,7 +329,7 @@ class NodeRemovalIT extends ApiIntegrationTest {
     String host = hostname("cordon");
     report(cluster, host);
     String uuid = "GPU-" + host + "-0";
-    assertThat(post("/api/v1/gpus/" + uuid + "/cordon", null, admin).statusCode()).isEqualTo(200);
+    assertThat(post("/api/v1/gpus/" + uuid + "/cordon", null, admin).status()).isEqualTo(200);
     report(cluster, host);
     // A changed card (it was unhealthy, now healthy again) is rewritten, its cordon kept.
     jdbc.sql("update gpu_devices set healthy = false, memory_mib = 1 where uuid = :u").param("u", uuid).update();
@@ -345,14 +345,14 @@ class NodeRemovalIT extends ApiIntegrationTest {
     String node = fixture.node(cluster, "exclusive", H100, 1, 81559, 1, null);
     String uuid = "GPU-" + node + "-0";
 
-    assertThat(json.readTree(delete("nod_nosuchnode00000000", admin).body()).get("code").asText()).isEqualTo("not_found");
-    assertThat(delete("nod_nosuchnode00000000", admin).statusCode()).isEqualTo(404);
-    assertThat(post("/api/v1/gpus/GPU-no-such-card/cordon", null, admin).statusCode()).isEqualTo(404);
-    assertThat(post("/api/v1/gpus/GPU-no-such-card/uncordon", null, admin).statusCode()).isEqualTo(404);
+    assertThat(json.readTree(delete("nod_nosuchnode00000000", admin).text()).get("code").asText()).isEqualTo("not_found");
+    assertThat(delete("nod_nosuchnode00000000", admin).status()).isEqualTo(404);
+    assertThat(post("/api/v1/gpus/GPU-no-such-card/cordon", null, admin).status()).isEqualTo(404);
+    assertThat(post("/api/v1/gpus/GPU-no-such-card/uncordon", null, admin).status()).isEqualTo(404);
 
-    assertThat(delete(node, user).statusCode()).isEqualTo(403);
-    assertThat(post("/api/v1/gpus/" + uuid + "/cordon", null, user).statusCode()).isEqualTo(403);
-    assertThat(post("/api/v1/gpus/" + uuid + "/uncordon", null, user).statusCode()).isEqualTo(403);
+    assertThat(delete(node, user).status()).isEqualTo(403);
+    assertThat(post("/api/v1/gpus/" + uuid + "/cordon", null, user).status()).isEqualTo(403);
+    assertThat(post("/api/v1/gpus/" + uuid + "/uncordon", null, user).status()).isEqualTo(403);
     assertThat(count("select count(*) from nodes where id = :p", node)).isEqualTo(1);
     assertThat(jdbc.sql("select cordoned from gpu_devices where uuid = :u").param("u", uuid).query(Boolean.class).single())
         .isFalse();
@@ -368,11 +368,11 @@ class NodeRemovalIT extends ApiIntegrationTest {
     String ended = session(owner, "terminated", node);
     session(owner, "running", other);
 
-    JsonNode page = json.readTree(get("/api/v1/sessions?node_id=" + node, admin).body());
+    JsonNode page = json.readTree(get("/api/v1/sessions?node_id=" + node, admin).text());
     assertThat(page.get("items")).extracting(s -> s.get("id").asText()).containsExactlyInAnyOrder(onNode, ended);
-    JsonNode running = json.readTree(get("/api/v1/sessions?node_id=" + node + "&state=running", admin).body());
+    JsonNode running = json.readTree(get("/api/v1/sessions?node_id=" + node + "&state=running", admin).text());
     assertThat(running.get("items")).extracting(s -> s.get("id").asText()).containsExactly(onNode);
-    assertThat(get("/api/v1/sessions?node_id=" + node, tokenFor(owner)).statusCode()).isEqualTo(403);
+    assertThat(get("/api/v1/sessions?node_id=" + node, tokenFor(owner)).status()).isEqualTo(403);
   }
 
   /** Runs {@code work} in a transaction on another thread, holding it open until {@code commit} is released. */
@@ -404,14 +404,14 @@ class NodeRemovalIT extends ApiIntegrationTest {
     Future<?> report = inOpenTransaction(() -> inventoryWriter.apply(cluster, again), reported, commit, () -> {});
     assertThat(reported.await(30, TimeUnit.SECONDS)).isTrue();
 
-    Future<HttpResponse<String>> deleting = background.submit(() -> delete(node, admin));
+    Future<ApiResponse> deleting = background.submit(() -> delete(node, admin));
     Thread.sleep(1000);
     assertThat(deleting.isDone()).as("the delete waits for the report in flight").isFalse();
     commit.countDown();
     report.get(30, TimeUnit.SECONDS);
-    HttpResponse<String> refused = deleting.get(30, TimeUnit.SECONDS);
-    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
-    assertThat(json.readTree(refused.body()).get("code").asText()).isEqualTo("node_live");
+    ApiResponse refused = deleting.get(30, TimeUnit.SECONDS);
+    assertThat(refused.status()).as(refused.text()).isEqualTo(409);
+    assertThat(json.readTree(refused.text()).get("code").asText()).isEqualTo("node_live");
     assertThat(nodeId(cluster, host)).isEqualTo(node);
   }
 
@@ -429,14 +429,14 @@ class NodeRemovalIT extends ApiIntegrationTest {
         () -> allocation(session, node, "GPU-" + node + "-0", false));
     assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
 
-    Future<HttpResponse<String>> deleting = background.submit(() -> delete(node, admin));
+    Future<ApiResponse> deleting = background.submit(() -> delete(node, admin));
     Thread.sleep(1000);
     assertThat(deleting.isDone()).as("the delete waits for the placement in flight").isFalse();
     commit.countDown();
     placing.get(30, TimeUnit.SECONDS);
-    HttpResponse<String> refused = deleting.get(30, TimeUnit.SECONDS);
-    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
-    assertThat(json.readTree(refused.body()).get("sessions")).extracting(JsonNode::asText).containsExactly(session);
+    ApiResponse refused = deleting.get(30, TimeUnit.SECONDS);
+    assertThat(refused.status()).as(refused.text()).isEqualTo(409);
+    assertThat(json.readTree(refused.text()).get("sessions")).extracting(JsonNode::asText).containsExactly(session);
     assertThat(jdbc.sql("select node_id from allocations where session_id = :s").param("s", session).query(String.class)
         .single()).isEqualTo(node);
   }

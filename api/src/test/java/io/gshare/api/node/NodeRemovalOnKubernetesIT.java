@@ -8,11 +8,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.math.BigDecimal;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,9 +54,9 @@ class NodeRemovalOnKubernetesIT extends ApiIntegrationTest {
     }
   }
 
-  private JsonNode read(HttpResponse<String> response, int status) throws Exception {
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-    return response.body().isEmpty() ? null : json.readTree(response.body());
+  private JsonNode read(ApiResponse response, int status) throws Exception {
+    assertThat(response.status()).as(response.text()).isEqualTo(status);
+    return response.text().isEmpty() ? null : json.readTree(response.text());
   }
 
   private JsonNode nodes(String clusterId, boolean includeRemoved) throws Exception {
@@ -91,7 +91,7 @@ class NodeRemovalOnKubernetesIT extends ApiIntegrationTest {
     String clusterId = accepted.at("/cluster/id").asText();
     String operation = accepted.at("/operation/id").asText();
     await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).text()).path("status").asText()));
     await().atMost(Duration.ofSeconds(30)).until(() -> node(clusterId, LEAVING) != null);
     String nodeId = node(clusterId, LEAVING).get("id").asText();
 
@@ -106,7 +106,7 @@ class NodeRemovalOnKubernetesIT extends ApiIntegrationTest {
     String session = read(post("/api/v1/sessions", json.writeValueAsString(Map.of("offering_id", offering,
         "image_id", image)), token), 202).at("/session/id").asText();
     await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() ->
-        "running".equals(json.readTree(get("/api/v1/sessions/" + session, admin).body()).at("/session/state").asText()));
+        "running".equals(json.readTree(get("/api/v1/sessions/" + session, admin).text()).at("/session/state").asText()));
     assertThat(jdbc.sql("select node_id from sessions where id = :s").param("s", session).query(String.class).single())
         .isEqualTo(nodeId);
 

@@ -64,7 +64,7 @@ class XidIT extends ApiIntegrationTest {
     PrometheusServer prometheus = PrometheusServer.scraping("dcgm", URI.create(sim.dcgmMetricsUrl()));
     closing.add(prometheus);
     assertThat(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin)
-        .statusCode()).isEqualTo(200);
+        .status()).isEqualTo(200);
 
     RunningSession running = startSession(MODEL);
     String session = running.id();
@@ -77,7 +77,7 @@ class XidIT extends ApiIntegrationTest {
     assertThat(cordoned(card)).isFalse();
     setXid(sim, card, 48);
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      JsonNode view = json.readTree(get("/api/v1/sessions/" + session, owner).body());
+      JsonNode view = json.readTree(get("/api/v1/sessions/" + session, owner).text());
       assertThat(view.at("/session/state").asText()).as(view.toString()).isEqualTo("paused");
       assertThat(view.at("/session/state_reason").asText()).contains("Xid 48").contains("double-bit ECC");
     });
@@ -88,12 +88,12 @@ class XidIT extends ApiIntegrationTest {
     // The worker keeps reporting the Xid: still one alert, one audit event.
     Thread.sleep(5000);
     assertThat(AlertReceiver.about(card)).hasSize(1);
-    assertThat(json.readTree(get("/api/v1/audit?action=gpu.xid_fatal&object_id=" + card, admin).body()).get("items"))
+    assertThat(json.readTree(get("/api/v1/audit?action=gpu.xid_fatal&object_id=" + card, admin).text()).get("items"))
         .hasSize(1);
 
     // Repaired: an admin uncordons the card and the alert resolves, though the exporter's gauge still holds 48 (it
     // does until the driver reloads): the same stale code does not cordon the card again.
-    assertThat(post("/api/v1/gpus/" + card + "/uncordon", "{}", admin).statusCode()).isEqualTo(200);
+    assertThat(post("/api/v1/gpus/" + card + "/uncordon", "{}", admin).status()).isEqualTo(200);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(AlertReceiver.about(card))
         .extracting(AlertReceiver.Received::status).containsExactly("firing", "resolved"));
     Thread.sleep(4000);
@@ -101,24 +101,24 @@ class XidIT extends ApiIntegrationTest {
     setXid(sim, card, 0);
 
     // A card fallen off the bus (79) is the node's problem: the node is drained.
-    String other = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0)
+    String other = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).text()).path("items").get(0)
         .path("gpus").findValues("uuid").stream().map(JsonNode::asText).filter(u -> !u.equals(card)).findFirst().orElseThrow();
-    String nodeId = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0)
+    String nodeId = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterId, admin).text()).path("items").get(0)
         .path("id").asText();
     setXid(sim, other, 79);
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(json.readTree(
-        get("/api/v1/nodes?cluster_id=" + clusterId, admin).body()).path("items").get(0).path("drain_state").asText())
+        get("/api/v1/nodes?cluster_id=" + clusterId, admin).text()).path("items").get(0).path("drain_state").asText())
         .isIn("draining", "drained"));
     assertThat(cordoned(other)).isTrue();
-    assertThat(json.readTree(get("/api/v1/operations/node-drain-" + nodeId, admin).body()).path("status").asText())
+    assertThat(json.readTree(get("/api/v1/operations/node-drain-" + nodeId, admin).text()).path("status").asText())
         .isIn("running", "completed");
     // Still one alert for the card, however often the worker reports its Xid.
     Thread.sleep(4000);
     assertThat(AlertReceiver.about(other)).extracting(AlertReceiver.Received::status).containsExactly("firing");
-    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, owner).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, owner).status()).isEqualTo(200);
     // A session paused off a faulty card (the gpuFault signal), then ended: its history must replay.
     await().atMost(Duration.ofSeconds(30)).until(() -> "terminated".equals(
-        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
+        json.readTree(get("/api/v1/sessions/" + session, owner).text()).at("/session/state").asText()));
     HistoryRecorder.record(workflows, WorkflowIds.session(session),
         "session-gpu-fault");
   }
@@ -151,7 +151,7 @@ class XidIT extends ApiIntegrationTest {
           PatchType.JSON_MERGE), patch.toString());
     }
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      JsonNode view = json.readTree(get("/api/v1/sessions/" + running.id(), running.ownerToken()).body());
+      JsonNode view = json.readTree(get("/api/v1/sessions/" + running.id(), running.ownerToken()).text());
       assertThat(view.at("/session/state").asText()).as(view.toString()).isEqualTo("paused");
       assertThat(view.at("/session/state_reason").asText()).contains("unhealthy by HAMi");
     });
@@ -161,8 +161,8 @@ class XidIT extends ApiIntegrationTest {
     // The annotation stays unhealthy in every report: no second alert, no second audit event.
     Thread.sleep(5000);
     assertThat(AlertReceiver.about(card)).hasSize(1);
-    assertThat(json.readTree(get("/api/v1/audit?action=gpu.xid_fatal&object_id=" + card, admin).body()).get("items"))
+    assertThat(json.readTree(get("/api/v1/audit?action=gpu.xid_fatal&object_id=" + card, admin).text()).get("items"))
         .hasSize(1);
-    assertThat(send("DELETE", "/api/v1/sessions/" + running.id(), null, running.ownerToken()).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/sessions/" + running.id(), null, running.ownerToken()).status()).isEqualTo(200);
   }
 }

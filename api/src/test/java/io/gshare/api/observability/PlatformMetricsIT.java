@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.credit.CreditLedger;
 import java.math.BigDecimal;
-import java.net.http.HttpResponse;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -20,9 +20,9 @@ class PlatformMetricsIT extends ApiIntegrationTest {
   @Autowired CreditLedger ledger;
 
   private String scrape() {
-    HttpResponse<String> metrics = getManagement("/actuator/prometheus");
-    assertThat(metrics.statusCode()).isEqualTo(200);
-    return metrics.body();
+    ApiResponse metrics = getManagement("/actuator/prometheus");
+    assertThat(metrics.status()).isEqualTo(200);
+    return metrics.text();
   }
 
   /** The value of the sample with this name whose labels include every one of {@code labels} ({@code k="v"}). */
@@ -63,20 +63,20 @@ class PlatformMetricsIT extends ApiIntegrationTest {
     String user = newUser("user");
     ledger.grant(user, new BigDecimal("10"), NewTestIds.next("g"), "test", null);
     double before = value(scrape(), "gshare_placement_duration_seconds_count", "outcome=\"unserviceable\"");
-    HttpResponse<String> refused = post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+    ApiResponse refused = post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
         + image + "\"}", tokenFor(user));
-    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+    assertThat(refused.status()).as(refused.text()).isEqualTo(409);
     double after = value(scrape(), "gshare_placement_duration_seconds_count", "outcome=\"unserviceable\"");
     assertThat(after).isEqualTo((Double.isNaN(before) ? 0 : before) + 1);
 
     // An inventory report: its latency and the rows it wrote.
     String hostname = "metrics-" + NewTestIds.next("h").replace('_', '-');
-    HttpResponse<String> reported = post("/internal/v1/inventory", """
+    ApiResponse reported = post("/internal/v1/inventory", """
         {"cluster_id":"%s","apiserver_version":"v1.36.0","nodes":[{"hostname":"%s","ready":true,"schedulable":true,
          "gpu_mode":"exclusive","lossless_pause":false,"labels":{"gpu":"on"},"gpus":[{"uuid":"GPU-%s-0","index":0,
          "model":"%s","memory_mib":81559,"cores_percent":100,"split_count":1,"healthy":true}]}]}"""
         .formatted(cluster, hostname, hostname, model), operatorToken(cluster));
-    assertThat(reported.statusCode()).as(reported.body()).isEqualTo(200);
+    assertThat(reported.status()).as(reported.text()).isEqualTo(200);
     body = scrape();
     assertThat(value(body, "gshare_inventory_report_duration_seconds_count")).isGreaterThanOrEqualTo(1);
     assertThat(value(body, "gshare_inventory_rows_written_total", "change=\"nodes_inserted\"")).isGreaterThanOrEqualTo(1);

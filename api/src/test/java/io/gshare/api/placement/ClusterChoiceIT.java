@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.credit.CreditLedger;
 import java.math.BigDecimal;
-import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,32 +49,32 @@ class ClusterChoiceIT extends ApiIntegrationTest {
 
     JsonNode chosen = ok(get("/api/v1/availability?offering_id=" + offering + "&cluster_id=" + withCards, token));
     assertThat(chosen.path("clusters")).hasSize(1);
-    HttpResponse<String> elsewhere = get("/api/v1/availability?offering_id=" + offering + "&cluster_id=" + without, token);
-    assertThat(elsewhere.statusCode()).as(elsewhere.body()).isEqualTo(409);
-    assertThat(json.readTree(elsewhere.body()).path("code").asText()).isEqualTo("unserviceable");
-    HttpResponse<String> unknown = get("/api/v1/availability?offering_id=" + offering + "&cluster_id=clu_nosuch", token);
-    assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(422);
+    ApiResponse elsewhere = get("/api/v1/availability?offering_id=" + offering + "&cluster_id=" + without, token);
+    assertThat(elsewhere.status()).as(elsewhere.text()).isEqualTo(409);
+    assertThat(json.readTree(elsewhere.text()).path("code").asText()).isEqualTo("unserviceable");
+    ApiResponse unknown = get("/api/v1/availability?offering_id=" + offering + "&cluster_id=clu_nosuch", token);
+    assertThat(unknown.status()).as(unknown.text()).isEqualTo(422);
 
     // A create pinned to the cluster without whole cards is refused, although the other one has a free card,
     // and leaves nothing behind; pinned to an unknown cluster it is a 422.
     String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", adminToken()).body()).get("id").asText();
-    HttpResponse<String> refused = post("/api/v1/sessions", """
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", adminToken()).text()).get("id").asText();
+    ApiResponse refused = post("/api/v1/sessions", """
         {"offering_id":"%s","image_id":"%s","cluster_id":"%s"}""".formatted(offering, image, without), token);
-    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
-    assertThat(json.readTree(refused.body()).path("detail").asText()).contains(without);
-    HttpResponse<String> nowhere = post("/api/v1/sessions", """
+    assertThat(refused.status()).as(refused.text()).isEqualTo(409);
+    assertThat(json.readTree(refused.text()).path("detail").asText()).contains(without);
+    ApiResponse nowhere = post("/api/v1/sessions", """
         {"offering_id":"%s","image_id":"%s","cluster_id":"clu_nosuch"}""".formatted(offering, image), token);
-    assertThat(nowhere.statusCode()).as(nowhere.body()).isEqualTo(422);
-    assertThat(json.readTree(nowhere.body()).path("detail").asText()).contains("clu_nosuch");
+    assertThat(nowhere.status()).as(nowhere.text()).isEqualTo(422);
+    assertThat(json.readTree(nowhere.text()).path("detail").asText()).contains("clu_nosuch");
     assertThat(jdbc.sql("select count(*) from sessions where user_id = :u").param("u", user).query(Integer.class).single())
         .isZero();
     assertThat(jdbc.sql("select count(*) from allocations where node_id = :n")
         .param("n", node).query(Integer.class).single()).isZero();
   }
 
-  private JsonNode ok(HttpResponse<String> response) throws Exception {
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    return json.readTree(response.body());
+  private JsonNode ok(ApiResponse response) throws Exception {
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
+    return json.readTree(response.text());
   }
 }

@@ -271,16 +271,16 @@ class PlacementIT extends ApiIntegrationTest {
     String unoffered = "Unoffered " + model;
     fixture.node(cluster, "exclusive", unoffered, 1, 1000, 1, null);
     var response = get("/api/v1/availability?gpu_model=" + URLEncoder.encode(unoffered, "UTF-8"), tokenFor(user));
-    assertThat(response.statusCode()).isEqualTo(409);
-    assertThat(json.readTree(response.body()).get("code").asText()).isEqualTo("unserviceable");
-    assertThat(get("/api/v1/offerings", adminToken()).body()).contains(unoffered);
-    assertThat(get("/api/v1/offerings", tokenFor(user)).body()).doesNotContain(unoffered);
+    assertThat(response.status()).isEqualTo(409);
+    assertThat(json.readTree(response.text()).get("code").asText()).isEqualTo("unserviceable");
+    assertThat(get("/api/v1/offerings", adminToken()).text()).contains(unoffered);
+    assertThat(get("/api/v1/offerings", tokenFor(user)).text()).doesNotContain(unoffered);
 
     var ok = get("/api/v1/availability?offering_id=" + one, tokenFor(user));
-    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
-    assertThat(json.readTree(ok.body()).get("cluster_id").asText()).isEqualTo(cluster);
+    assertThat(ok.status()).as(ok.text()).isEqualTo(200);
+    assertThat(json.readTree(ok.text()).get("cluster_id").asText()).isEqualTo(cluster);
     var poorAnswer = get("/api/v1/availability?offering_id=" + one, tokenFor(poor));
-    assertThat(poorAnswer.statusCode()).isEqualTo(402);
+    assertThat(poorAnswer.status()).isEqualTo(402);
   }
 
   @Test

@@ -43,25 +43,25 @@ class AuthorizationIT extends ApiIntegrationTest {
 
   @Test
   void aUserSeesTheirOwnObjectsAnotherUserGets404AnAdminSeesAll() throws Exception {
-    assertThat(get("/api/v1/sessions/" + aliceSession, aliceToken).statusCode()).isEqualTo(200);
-    assertThat(get("/api/v1/sessions/" + aliceSession, bobToken).statusCode()).isEqualTo(404);
-    assertThat(get("/api/v1/sessions/" + aliceSession, adminToken).statusCode()).isEqualTo(200);
-    assertThat(get("/api/v1/volumes/" + aliceVolume, aliceToken).statusCode()).isEqualTo(200);
-    assertThat(get("/api/v1/volumes/" + aliceVolume, bobToken).statusCode()).isEqualTo(404);
-    assertThat(get("/api/v1/volumes/" + aliceVolume, adminToken).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/sessions/" + aliceSession, aliceToken).status()).isEqualTo(200);
+    assertThat(get("/api/v1/sessions/" + aliceSession, bobToken).status()).isEqualTo(404);
+    assertThat(get("/api/v1/sessions/" + aliceSession, adminToken).status()).isEqualTo(200);
+    assertThat(get("/api/v1/volumes/" + aliceVolume, aliceToken).status()).isEqualTo(200);
+    assertThat(get("/api/v1/volumes/" + aliceVolume, bobToken).status()).isEqualTo(404);
+    assertThat(get("/api/v1/volumes/" + aliceVolume, adminToken).status()).isEqualTo(200);
 
     // Another user's object and a missing one answer alike.
-    JsonNode hidden = json.readTree(get("/api/v1/sessions/" + aliceSession, bobToken).body());
-    JsonNode missing = json.readTree(get("/api/v1/sessions/ses_nosuch", bobToken).body());
+    JsonNode hidden = json.readTree(get("/api/v1/sessions/" + aliceSession, bobToken).text());
+    JsonNode missing = json.readTree(get("/api/v1/sessions/ses_nosuch", bobToken).text());
     assertThat(hidden.get("code").asText()).isEqualTo(missing.get("code").asText()).isEqualTo("not_found");
     assertThat(hidden.get("detail").asText().replace(aliceSession, "X"))
         .isEqualTo(missing.get("detail").asText().replace("ses_nosuch", "X"));
 
-    assertThat(ids(get("/api/v1/sessions", bobToken).body())).doesNotContain(aliceSession);
-    assertThat(ids(get("/api/v1/sessions", aliceToken).body())).contains(aliceSession);
-    assertThat(ids(get("/api/v1/sessions?user_id=" + alice, adminToken).body())).containsExactly(aliceSession);
-    assertThat(ids(get("/api/v1/volumes", bobToken).body())).doesNotContain(aliceVolume);
-    assertThat(get("/api/v1/sessions?user_id=" + alice, bobToken).statusCode()).isEqualTo(403);
+    assertThat(ids(get("/api/v1/sessions", bobToken).text())).doesNotContain(aliceSession);
+    assertThat(ids(get("/api/v1/sessions", aliceToken).text())).contains(aliceSession);
+    assertThat(ids(get("/api/v1/sessions?user_id=" + alice, adminToken).text())).containsExactly(aliceSession);
+    assertThat(ids(get("/api/v1/volumes", bobToken).text())).doesNotContain(aliceVolume);
+    assertThat(get("/api/v1/sessions?user_id=" + alice, bobToken).status()).isEqualTo(403);
 
     assertThat(jdbc.sql("select count(*) from audit_events where actor = :a and object_id = :o and outcome = 'denied'")
         .param("a", "user:" + bob).param("o", aliceSession).query(Integer.class).single()).isEqualTo(1);
@@ -85,63 +85,63 @@ class AuthorizationIT extends ApiIntegrationTest {
     String next = null;
     int pages = 0;
     do {
-      JsonNode page = json.readTree(get("/api/v1/sessions?limit=2" + (next == null ? "" : "&after=" + next), aliceToken).body());
+      JsonNode page = json.readTree(get("/api/v1/sessions?limit=2" + (next == null ? "" : "&after=" + next), aliceToken).text());
       page.get("items").forEach(item -> walked.add(item.get("id").asText()));
       next = page.hasNonNull("next") ? page.get("next").asText() : null;
       pages++;
     } while (next != null);
     assertThat(walked).containsExactlyInAnyOrderElementsOf(all);
     assertThat(pages).isEqualTo(3);
-    assertThat(ids(get("/api/v1/sessions?limit=6", aliceToken).body())).isEqualTo(walked);
-    assertThat(get("/api/v1/sessions?after=nonsense", aliceToken).statusCode()).isEqualTo(422);
+    assertThat(ids(get("/api/v1/sessions?limit=6", aliceToken).text())).isEqualTo(walked);
+    assertThat(get("/api/v1/sessions?after=nonsense", aliceToken).status()).isEqualTo(422);
   }
 
   @Test
   void adminOnlyActionsAnswer403ToUsers() {
-    assertThat(get("/api/v1/users", bobToken).statusCode()).isEqualTo(403);
-    assertThat(post("/api/v1/users", "{\"email\":\"eve@example.com\"}", bobToken).statusCode()).isEqualTo(403);
-    assertThat(get("/api/v1/clusters", bobToken).statusCode()).isEqualTo(403);
-    assertThat(get("/api/v1/system", bobToken).statusCode()).isEqualTo(403);
-    assertThat(get("/api/v1/nodes", bobToken).statusCode()).isEqualTo(403);
-    assertThat(get("/api/v1/audit", bobToken).statusCode()).isEqualTo(403);
-    assertThat(post("/api/v1/users/" + alice + "/tokens", "{}", bobToken).statusCode()).isEqualTo(403);
+    assertThat(get("/api/v1/users", bobToken).status()).isEqualTo(403);
+    assertThat(post("/api/v1/users", "{\"email\":\"eve@example.com\"}", bobToken).status()).isEqualTo(403);
+    assertThat(get("/api/v1/clusters", bobToken).status()).isEqualTo(403);
+    assertThat(get("/api/v1/system", bobToken).status()).isEqualTo(403);
+    assertThat(get("/api/v1/nodes", bobToken).status()).isEqualTo(403);
+    assertThat(get("/api/v1/audit", bobToken).status()).isEqualTo(403);
+    assertThat(post("/api/v1/users/" + alice + "/tokens", "{}", bobToken).status()).isEqualTo(403);
     // An admin is not a super admin: making admins and rotating keys need the higher role.
-    assertThat(post("/api/v1/users", "{\"email\":\"root2@example.com\",\"role\":\"admin\"}", adminToken).statusCode())
+    assertThat(post("/api/v1/users", "{\"email\":\"root2@example.com\",\"role\":\"admin\"}", adminToken).status())
         .isEqualTo(403);
-    assertThat(post("/api/v1/system/keys/internal/rotate", "{}", adminToken).statusCode()).isEqualTo(403);
+    assertThat(post("/api/v1/system/keys/internal/rotate", "{}", adminToken).status()).isEqualTo(403);
     assertThat(jdbc.sql("select count(*) from users where email in ('eve@example.com', 'root2@example.com')")
         .query(Integer.class).single()).isZero();
   }
 
   @Test
   void aUserManagesTheirOwnTokensAndRevocationOrDisablingTakesEffectAtOnce() throws Exception {
-    JsonNode issued = json.readTree(post("/api/v1/users/" + bob + "/tokens", "{\"name\":\"laptop\",\"ttl_days\":7}", bobToken).body());
+    JsonNode issued = json.readTree(post("/api/v1/users/" + bob + "/tokens", "{\"name\":\"laptop\",\"ttl_days\":7}", bobToken).text());
     String laptop = issued.get("token").asText();
-    assertThat(get("/api/v1/users/me", laptop).statusCode()).isEqualTo(200);
-    assertThat(get("/api/v1/users/" + bob + "/tokens", bobToken).body()).contains("laptop").doesNotContain(laptop);
+    assertThat(get("/api/v1/users/me", laptop).status()).isEqualTo(200);
+    assertThat(get("/api/v1/users/" + bob + "/tokens", bobToken).text()).contains("laptop").doesNotContain(laptop);
 
-    assertThat(send("DELETE", "/api/v1/users/" + bob + "/tokens/" + issued.get("id").asText(), null, bobToken).statusCode())
+    assertThat(send("DELETE", "/api/v1/users/" + bob + "/tokens/" + issued.get("id").asText(), null, bobToken).status())
         .isEqualTo(204);
-    assertThat(get("/api/v1/users/me", laptop).statusCode()).isEqualTo(401);
-    assertThat(get("/api/v1/users/me", bobToken).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/users/me", laptop).status()).isEqualTo(401);
+    assertThat(get("/api/v1/users/me", bobToken).status()).isEqualTo(200);
 
-    assertThat(send("PATCH", "/api/v1/users/" + bob, "{\"disabled\":true}", adminToken).statusCode()).isEqualTo(200);
-    assertThat(get("/api/v1/users/me", bobToken).statusCode()).isEqualTo(401);
+    assertThat(send("PATCH", "/api/v1/users/" + bob, "{\"disabled\":true}", adminToken).status()).isEqualTo(200);
+    assertThat(get("/api/v1/users/me", bobToken).status()).isEqualTo(401);
   }
 
   @Test
   void aRoleChangeAppliesToTokensAlreadyIssued() {
     String superAdmin = adminToken();
-    assertThat(get("/api/v1/users", aliceToken).statusCode()).isEqualTo(403);
-    assertThat(send("PATCH", "/api/v1/users/" + alice, "{\"role\":\"admin\"}", superAdmin).statusCode()).isEqualTo(200);
-    assertThat(get("/api/v1/users", aliceToken).statusCode()).isEqualTo(200);
+    assertThat(get("/api/v1/users", aliceToken).status()).isEqualTo(403);
+    assertThat(send("PATCH", "/api/v1/users/" + alice, "{\"role\":\"admin\"}", superAdmin).status()).isEqualTo(200);
+    assertThat(get("/api/v1/users", aliceToken).status()).isEqualTo(200);
   }
 
   @Test
   void aUserTokenIsNoOperatorTokenAndViceVersa() {
-    assertThat(post("/internal/v1/sessions/status", "{\"sessions\":[]}", adminToken).statusCode()).isEqualTo(401);
-    assertThat(get("/api/v1/users/me", operatorToken(SIM_CLUSTER_ID)).statusCode()).isEqualTo(401);
-    assertThat(get("/api/v1/users/me", null).statusCode()).isEqualTo(401);
+    assertThat(post("/internal/v1/sessions/status", "{\"sessions\":[]}", adminToken).status()).isEqualTo(401);
+    assertThat(get("/api/v1/users/me", operatorToken(SIM_CLUSTER_ID)).status()).isEqualTo(401);
+    assertThat(get("/api/v1/users/me", null).status()).isEqualTo(401);
   }
 
   private List<String> ids(String body) throws Exception {

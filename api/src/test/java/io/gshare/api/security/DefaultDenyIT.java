@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.gshare.client.ApiResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -40,9 +38,9 @@ class DefaultDenyIT extends ApiIntegrationTest {
       if (OPEN.contains(path)) {
         continue;
       }
-      HttpResponse<String> response = send(method, path, method.equals("GET") || method.equals("DELETE") ? null : "{}", null);
-      assertThat(response.statusCode()).as(route).isEqualTo(401);
-      assertThat(json.readTree(response.body()).get("code").asText()).as(route).isEqualTo("unauthorized");
+      ApiResponse response = send(method, path, method.equals("GET") || method.equals("DELETE") ? null : "{}", null);
+      assertThat(response.status()).as(route).isEqualTo(401);
+      assertThat(json.readTree(response.text()).get("code").asText()).as(route).isEqualTo("unauthorized");
     }
   }
 
@@ -50,32 +48,32 @@ class DefaultDenyIT extends ApiIntegrationTest {
   void pathsNobodyNamedAnswer401AndTheOpenOnesAnswer() {
     for (String path : List.of("/actuator/prometheus", "/actuator/health", "/actuator/env", "/error",
         "/api/v1/openapi", "/static/x.js", "/.well-known/openid-configuration", "/internal/v1/nosuch", "/api/v1/nosuch")) {
-      assertThat(get(path, null).statusCode()).as(path).isEqualTo(401);
+      assertThat(get(path, null).status()).as(path).isEqualTo(401);
     }
-    assertThat(get(OpenPaths.HEALTHZ, null).statusCode()).isEqualTo(200);
+    assertThat(get(OpenPaths.HEALTHZ, null).status()).isEqualTo(200);
     // The console's files are public; what they show comes from the API, which needs a token.
-    assertThat(get("/", null).statusCode()).isEqualTo(200);
-    assertThat(get("/console/console.js", null).statusCode()).isEqualTo(200);
-    assertThat(get("/console/../application.yaml", null).statusCode()).isIn(400, 401, 404);
-    assertThat(send("POST", "/", "{}", null).statusCode()).isEqualTo(401);
-    assertThat(get(OpenPaths.INTERNAL_JWKS, null).statusCode()).isEqualTo(200);
+    assertThat(get("/", null).status()).isEqualTo(200);
+    assertThat(get("/console/console.js", null).status()).isEqualTo(200);
+    assertThat(get("/console/../application.yaml", null).status()).isIn(400, 401, 404);
+    assertThat(send("POST", "/", "{}", null).status()).isEqualTo(401);
+    assertThat(get(OpenPaths.INTERNAL_JWKS, null).status()).isEqualTo(200);
     // Reachable: it gives its own verdict to ingress-nginx (no cookie: 401 without a problem body).
-    HttpResponse<String> verify = get(OpenPaths.CONNECT_VERIFY, null);
-    assertThat(verify.statusCode()).isEqualTo(401);
-    assertThat(verify.body()).isEmpty();
-    HttpResponse<String> envoyShape = get(OpenPaths.CONNECT_VERIFY + "/s/ses_x/lab", null);
-    assertThat(envoyShape.statusCode()).isEqualTo(401);
-    assertThat(envoyShape.body()).isEmpty();
+    ApiResponse verify = get(OpenPaths.CONNECT_VERIFY, null);
+    assertThat(verify.status()).isEqualTo(401);
+    assertThat(verify.text()).isEmpty();
+    ApiResponse envoyShape = get(OpenPaths.CONNECT_VERIFY + "/s/ses_x/lab", null);
+    assertThat(envoyShape.status()).isEqualTo(401);
+    assertThat(envoyShape.text()).isEmpty();
   }
 
   @Test
   void theManagementServerServesHealthAndMetricsWithoutAToken() {
-    assertThat(getManagement("/actuator/health").statusCode()).isEqualTo(200);
-    HttpResponse<String> metrics = getManagement("/actuator/prometheus");
-    assertThat(metrics.statusCode()).isEqualTo(200);
-    assertThat(metrics.body()).contains("jvm_memory_used_bytes");
+    assertThat(getManagement("/actuator/health").status()).isEqualTo(200);
+    ApiResponse metrics = getManagement("/actuator/prometheus");
+    assertThat(metrics.status()).isEqualTo(200);
+    assertThat(metrics.text()).contains("jvm_memory_used_bytes");
     // Only what is exposed: the environment stays closed.
-    assertThat(getManagement("/actuator/env").statusCode()).isEqualTo(404);
+    assertThat(getManagement("/actuator/env").status()).isEqualTo(404);
   }
 
   @Test
@@ -83,14 +81,14 @@ class DefaultDenyIT extends ApiIntegrationTest {
     String user = tokenFor(newUser("user"));
     String admin = tokenFor(newUser("admin"));
     for (String invalid : List.of("{}", "{\"name\":\"\"}", "not json", "{\"unknown_field\":1}")) {
-      HttpResponse<String> denied = post("/api/v1/offerings", invalid, user);
-      assertThat(denied.statusCode()).as(invalid).isEqualTo(403);
-      assertThat(denied.body()).as(invalid).contains("\"code\":\"forbidden\"").contains("requires the admin role");
+      ApiResponse denied = post("/api/v1/offerings", invalid, user);
+      assertThat(denied.status()).as(invalid).isEqualTo(403);
+      assertThat(denied.text()).as(invalid).contains("\"code\":\"forbidden\"").contains("requires the admin role");
     }
-    assertThat(post("/api/v1/offerings", "{}", admin).statusCode()).isEqualTo(422);
-    assertThat(post("/api/v1/offerings", "not json", admin).statusCode()).isEqualTo(400);
+    assertThat(post("/api/v1/offerings", "{}", admin).status()).isEqualTo(422);
+    assertThat(post("/api/v1/offerings", "not json", admin).status()).isEqualTo(400);
     // A super-admin action: an admin is refused before the body, too.
-    assertThat(post("/api/v1/system/keys/nosuch/rotate", "not json", admin).statusCode()).isEqualTo(403);
+    assertThat(post("/api/v1/system/keys/nosuch/rotate", "not json", admin).status()).isEqualTo(403);
   }
 
   @Test
@@ -98,9 +96,9 @@ class DefaultDenyIT extends ApiIntegrationTest {
     String userId = newUser("user");
     String user = tokenFor(userId);
     for (int i = 0; i < 3; i++) {
-      assertThat(get("/api/v1/nodes", user).statusCode()).isEqualTo(403);
+      assertThat(get("/api/v1/nodes", user).status()).isEqualTo(403);
     }
-    assertThat(send("DELETE", "/api/v1/node-pools/pool_x", null, user).statusCode()).isEqualTo(403);
+    assertThat(send("DELETE", "/api/v1/node-pools/pool_x", null, user).status()).isEqualTo(403);
     assertThat(jdbc.sql("select count(*) from audit_events where actor = :a and object_kind = 'node_pool' and object_id = 'pool_x'")
         .param("a", "user:" + userId).query(Integer.class).single()).isEqualTo(1);
     assertThat(jdbc.sql("""
@@ -111,14 +109,12 @@ class DefaultDenyIT extends ApiIntegrationTest {
 
   @Test
   void anAuthorizationHeaderOfAnotherSchemeIsRefusedByName() throws Exception {
-    HttpResponse<String> response = sendWithAuthorization("/api/v1/users/me", "Basic dXNlcjpwYXNz");
-    assertThat(response.statusCode()).isEqualTo(401);
-    assertThat(json.readTree(response.body()).get("detail").asText()).contains("must be 'Bearer <token>'");
+    ApiResponse response = sendWithAuthorization("/api/v1/users/me", "Basic dXNlcjpwYXNz");
+    assertThat(response.status()).isEqualTo(401);
+    assertThat(json.readTree(response.text()).get("detail").asText()).contains("must be 'Bearer <token>'");
   }
 
-  private HttpResponse<String> sendWithAuthorization(String path, String authorization) throws Exception {
-    var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .header("Authorization", authorization).GET().build();
-    return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+  private ApiResponse sendWithAuthorization(String path, String authorization) {
+    return send("GET", path, null, null, Map.of("Authorization", authorization));
   }
 }

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
-import java.net.http.HttpResponse;
+import io.gshare.client.ApiResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -56,10 +56,10 @@ class InternalPlaneIT extends ApiIntegrationTest {
     String notOperator = tokens.sign(TokenKind.INTERNAL, "someone:" + clusterA, null, Duration.ofHours(1));
 
     for (String bad : new String[] {null, "garbage", userToken, unregistered, notOperator}) {
-      HttpResponse<String> response = post("/internal/v1/inventory", body, bad);
-      assertThat(response.statusCode()).as(String.valueOf(bad)).isEqualTo(401);
+      ApiResponse response = post("/internal/v1/inventory", body, bad);
+      assertThat(response.status()).as(String.valueOf(bad)).isEqualTo(401);
       assertThat(response.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
-      assertThat(json.readTree(response.body()).get("code").asText()).isEqualTo("unauthorized");
+      assertThat(json.readTree(response.text()).get("code").asText()).isEqualTo("unauthorized");
     }
     assertThat(count("select count(*) from nodes where cluster_id = :p", clusterA)).isZero();
   }
@@ -75,26 +75,26 @@ class InternalPlaneIT extends ApiIntegrationTest {
     String expired = new Tokens("gshare", lagging, Duration.ofSeconds(60), past)
         .sign(TokenKind.INTERNAL, "operator:" + clusterA, null, Duration.ofHours(1));
 
-    HttpResponse<String> response = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", "GPU-x" + clusterA), expired);
-    assertThat(response.statusCode()).isEqualTo(401);
-    assertThat(json.readTree(response.body()).get("detail").asText()).isEqualTo("token expired");
+    ApiResponse response = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", "GPU-x" + clusterA), expired);
+    assertThat(response.status()).isEqualTo(401);
+    assertThat(json.readTree(response.text()).get("detail").asText()).isEqualTo("token expired");
   }
 
   @Test
   void aWorkerUpsertsItsOwnInventoryAndOnlyWhatChanged() throws Exception {
     String token = operatorToken(clusterA);
     String gpu = "GPU-own-" + clusterA;
-    HttpResponse<String> first = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", gpu), token);
-    assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
-    assertThat(json.readTree(first.body()).get("nodes_inserted").asInt()).isEqualTo(1);
-    assertThat(json.readTree(first.body()).get("gpus_inserted").asInt()).isEqualTo(1);
+    ApiResponse first = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", gpu), token);
+    assertThat(first.status()).as(first.text()).isEqualTo(200);
+    assertThat(json.readTree(first.text()).get("nodes_inserted").asInt()).isEqualTo(1);
+    assertThat(json.readTree(first.text()).get("gpus_inserted").asInt()).isEqualTo(1);
 
-    HttpResponse<String> again = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", gpu), token);
-    JsonNode applied = json.readTree(again.body());
+    ApiResponse again = post("/internal/v1/inventory", inventory(clusterA, "gpu-a1", gpu), token);
+    JsonNode applied = json.readTree(again.text());
     assertThat(applied.get("nodes_inserted").asInt() + applied.get("nodes_updated").asInt()
         + applied.get("gpus_inserted").asInt() + applied.get("gpus_updated").asInt()).isZero();
 
-    JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterA, adminToken()).body());
+    JsonNode nodes = json.readTree(get("/api/v1/nodes?cluster_id=" + clusterA, adminToken()).text());
     assertThat(nodes.at("/items/0/hostname").asText()).isEqualTo("gpu-a1");
     assertThat(nodes.at("/items/0/liveness").asText()).isEqualTo("ready");
     assertThat(nodes.at("/items/0/gpus/0/uuid").asText()).isEqualTo(gpu);
@@ -104,15 +104,15 @@ class InternalPlaneIT extends ApiIntegrationTest {
   void inventoryNamingAnotherClusterIs403AndNothingIsWritten() throws Exception {
     String tokenA = operatorToken(clusterA);
     assertThat(post("/internal/v1/inventory", inventory(clusterB, "gpu-b1", "GPU-b1" + clusterB), operatorToken(clusterB))
-        .statusCode()).isEqualTo(200);
+        .status()).isEqualTo(200);
 
-    HttpResponse<String> otherCluster = post("/internal/v1/inventory", inventory(clusterB, "gpu-x", "GPU-x" + clusterB), tokenA);
-    assertThat(otherCluster.statusCode()).isEqualTo(403);
-    assertThat(json.readTree(otherCluster.body()).get("code").asText()).isEqualTo("forbidden");
+    ApiResponse otherCluster = post("/internal/v1/inventory", inventory(clusterB, "gpu-x", "GPU-x" + clusterB), tokenA);
+    assertThat(otherCluster.status()).isEqualTo(403);
+    assertThat(json.readTree(otherCluster.text()).get("code").asText()).isEqualTo("forbidden");
 
     // Claiming B's card in A's own report: the whole batch is refused, A's own node included.
-    HttpResponse<String> stolenGpu = post("/internal/v1/inventory", inventory(clusterA, "gpu-a9", "GPU-b1" + clusterB), tokenA);
-    assertThat(stolenGpu.statusCode()).isEqualTo(403);
+    ApiResponse stolenGpu = post("/internal/v1/inventory", inventory(clusterA, "gpu-a9", "GPU-b1" + clusterB), tokenA);
+    assertThat(stolenGpu.status()).isEqualTo(403);
 
     assertThat(count("select count(*) from nodes where cluster_id = :p", clusterA)).isZero();
     assertThat(count("select count(*) from nodes where cluster_id = :p and hostname = 'gpu-x'", clusterB)).isZero();
@@ -134,47 +134,47 @@ class InternalPlaneIT extends ApiIntegrationTest {
         .param("v", volumeB).param("c", clusterB).update();
     String tokenA = operatorToken(clusterA);
 
-    HttpResponse<String> mixed = post("/internal/v1/sessions/status", """
+    ApiResponse mixed = post("/internal/v1/sessions/status", """
         {"sessions":[{"session_id":"%s","phase":"Running","pod_ip":"10.244.0.5"},
                      {"session_id":"%s","phase":"Failed"}]}""".formatted(sessionA, sessionB), tokenA);
-    assertThat(mixed.statusCode()).isEqualTo(403);
+    assertThat(mixed.status()).isEqualTo(403);
     assertThat(jdbc.sql("select pod_phase from sessions where id in (:a, :b)").param("a", sessionA).param("b", sessionB)
         .query(String.class).list()).containsOnlyNulls();
 
-    HttpResponse<String> own = post("/internal/v1/sessions/status",
+    ApiResponse own = post("/internal/v1/sessions/status",
         "{\"sessions\":[{\"session_id\":\"%s\",\"phase\":\"Running\",\"pod_ip\":\"10.244.0.5\"}]}".formatted(sessionA), tokenA);
-    assertThat(own.statusCode()).isEqualTo(200);
+    assertThat(own.status()).isEqualTo(200);
     assertThat(jdbc.sql("select pod_phase from sessions where id = :a").param("a", sessionA).query(String.class).single())
         .isEqualTo("Running");
-    assertThat(json.readTree(own.body()).get("accepted").asInt()).isEqualTo(1);
+    assertThat(json.readTree(own.text()).get("accepted").asInt()).isEqualTo(1);
     // The next tick with nothing changed writes nothing; a moved pod is written.
-    HttpResponse<String> same = post("/internal/v1/sessions/status",
+    ApiResponse same = post("/internal/v1/sessions/status",
         "{\"sessions\":[{\"session_id\":\"%s\",\"phase\":\"Running\",\"pod_ip\":\"10.244.0.5\"}]}".formatted(sessionA), tokenA);
-    assertThat(json.readTree(same.body()).get("accepted").asInt()).isZero();
-    HttpResponse<String> moved = post("/internal/v1/sessions/status",
+    assertThat(json.readTree(same.text()).get("accepted").asInt()).isZero();
+    ApiResponse moved = post("/internal/v1/sessions/status",
         "{\"sessions\":[{\"session_id\":\"%s\",\"phase\":\"Running\",\"pod_ip\":\"10.244.0.6\"}]}".formatted(sessionA), tokenA);
-    assertThat(json.readTree(moved.body()).get("accepted").asInt()).isEqualTo(1);
+    assertThat(json.readTree(moved.text()).get("accepted").asInt()).isEqualTo(1);
 
-    HttpResponse<String> usage = post("/internal/v1/usage", """
+    ApiResponse usage = post("/internal/v1/usage", """
         {"samples":[{"session_id":"%s","gpu_util_percent":12.5,"sampled_at":"2026-12-02T10:00:00Z"}]}""".formatted(sessionB), tokenA);
-    assertThat(usage.statusCode()).isEqualTo(403);
-    HttpResponse<String> volumes = post("/internal/v1/volumes/sync", """
+    assertThat(usage.status()).isEqualTo(403);
+    ApiResponse volumes = post("/internal/v1/volumes/sync", """
         {"volumes":[{"volume_id":"%s","pvc_name":"pvc-a","phase":"Bound","used_bytes":1}]}""".formatted(volumeB), tokenA);
-    assertThat(volumes.statusCode()).isEqualTo(403);
+    assertThat(volumes.status()).isEqualTo(403);
     assertThat(count("select count(*) from session_usage where session_id = :p", sessionB)).isZero();
     assertThat(count("select count(*) from volume_claims where volume_id = :p", volumeB)).isEqualTo(1);
   }
 
   @Test
   void theJwksPublishesTheInternalKeysOnly() throws Exception {
-    HttpResponse<String> response = get("/.well-known/gshare-internal-jwks.json", null);
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.body()).startsWith("{\"keys\":[{\"alg\":\"RS256\"");
-    JsonNode key = json.readTree(response.body()).at("/keys/0");
+    ApiResponse response = get("/.well-known/gshare-internal-jwks.json", null);
+    assertThat(response.status()).isEqualTo(200);
+    assertThat(response.text()).startsWith("{\"keys\":[{\"alg\":\"RS256\"");
+    JsonNode key = json.readTree(response.text()).at("/keys/0");
     assertThat(key.get("alg").asText()).isEqualTo("RS256");
     assertThat(key.get("kid").asText()).startsWith("internal-signing-");
     assertThat(key.has("d")).isFalse();
-    assertThat(response.body()).doesNotContain("user-signing");
+    assertThat(response.text()).doesNotContain("user-signing");
   }
 
   private String session(String userId, String clusterId) {

@@ -9,6 +9,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.WorkflowIds;
@@ -18,7 +19,6 @@ import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.client.schedules.ScheduleListDescription;
 import java.math.BigDecimal;
 import java.net.URI;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,8 +67,8 @@ class IdleReaperIT extends ApiIntegrationTest {
   private String teamUser(Map<String, Object> policy) throws Exception {
     String team = NewTestIds.next("team");
     jdbc.sql("insert into teams (id, name) values (:t, :t)").param("t", team).update();
-    HttpResponse<String> saved = send("PUT", "/api/v1/teams/" + team + "/policy", json.writeValueAsString(policy), admin);
-    assertThat(saved.statusCode()).as(saved.body()).isEqualTo(200);
+    ApiResponse saved = send("PUT", "/api/v1/teams/" + team + "/policy", json.writeValueAsString(policy), admin);
+    assertThat(saved.status()).as(saved.text()).isEqualTo(200);
     String user = newUser("user");
     jdbc.sql("update users set team_id = :t where id = :u").param("t", team).param("u", user).update();
     ledger.grant(user, new BigDecimal("100"), NewTestIds.next("g"), "test", null);
@@ -76,21 +76,21 @@ class IdleReaperIT extends ApiIntegrationTest {
   }
 
   private String offering(String model) throws Exception {
-    HttpResponse<String> created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+    ApiResponse created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
         + model + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":6}", admin);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    return json.readTree(created.body()).get("id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return json.readTree(created.text()).get("id").asText();
   }
 
   private String session(String token, String offering, String image) throws Exception {
-    HttpResponse<String> created = post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
+    ApiResponse created = post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
         + image + "\"}", token);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
-    return json.readTree(created.body()).at("/session/id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(202);
+    return json.readTree(created.text()).at("/session/id").asText();
   }
 
   private JsonNode view(String id) throws Exception {
-    return json.readTree(get("/api/v1/sessions/" + id, admin).body());
+    return json.readTree(get("/api/v1/sessions/" + id, admin).text());
   }
 
   private JsonNode awaitRunning(String id) {
@@ -137,14 +137,14 @@ class IdleReaperIT extends ApiIntegrationTest {
     PrometheusServer prometheus = PrometheusServer.scraping("dcgm",
         URI.create(a.sim().dcgmMetricsUrl()));
     closing.add(prometheus);
-    HttpResponse<String> patched = send("PATCH", "/api/v1/clusters/" + a.clusterId(),
+    ApiResponse patched = send("PATCH", "/api/v1/clusters/" + a.clusterId(),
         "{\"prometheus_url\":\"" + prometheus.url() + "\"}", admin);
-    assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
-    assertThat(json.readTree(get("/api/v1/clusters/" + b.clusterId(), admin).body()).at("/idle_reaping/enabled")
+    assertThat(patched.status()).as(patched.text()).isEqualTo(200);
+    assertThat(json.readTree(get("/api/v1/clusters/" + b.clusterId(), admin).text()).at("/idle_reaping/enabled")
         .asBoolean()).isFalse();
 
     String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).text()).get("id").asText();
     String onA = teamUser(Map.of("idle_timeout_minutes", 1));
     String onB = teamUser(Map.of("idle_timeout_minutes", 1, "max_runtime_minutes", 1, "max_runtime_action", "pause"));
     String offeringA = offering(MODEL_A);

@@ -13,6 +13,11 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.TemporalDevServerSupport;
+import io.gshare.client.ApiProblemException;
+import io.gshare.client.ApiResponse;
+import io.gshare.client.GshareClient;
+import io.gshare.client.catalogue.Catalogue;
+import io.gshare.client.cluster.Cluster;
 import io.gshare.core.credit.BillingWindows;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.localdeployer.LocalProcessWorkerDeployer;
@@ -26,9 +31,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.math.BigDecimal;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
@@ -88,27 +90,27 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     sim = startCluster(seed, "sessions");
     domain = "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com";
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile("sessions", ".kubeconfig")));
-    JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
-        "name", NewTestIds.next("sessions").replace('_', '-'), "kubeconfig", kubeconfig, "session_domain", domain,
-        "checkpoint_registry", REGISTRY)), admin).body());
-    clusterId = accepted.at("/cluster/id").asText();
-    String operation = accepted.at("/operation/id").asText();
-    await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+    GshareClient asAdmin = api(admin);
+    Cluster.Accepted accepted = asAdmin.clusters().register(new Cluster.NewCluster(
+        NewTestIds.next("sessions").replace('_', '-'), kubeconfig, domain, null, REGISTRY, null));
+    clusterId = accepted.cluster().id();
+    String operation = accepted.operation().id();
+    await().atMost(Duration.ofSeconds(180)).ignoreExceptionsInstanceOf(ApiProblemException.class)
+        .until(() -> "completed".equals(asAdmin.operations().get(operation).status()));
     sliceOffering = offering("{\"name\":\"%s\",\"gpu_model\":\"" + SLICE_MODEL
         + "\",\"mode\":\"fractional\",\"gpumem_mib\":10240,\"gpucores_percent\":25,\"price_per_hour\":6}");
     losslessOffering = offering("{\"name\":\"%s\",\"gpu_model\":\"" + LOSSLESS_MODEL
         + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":8}");
     wholeOffering = offering("{\"name\":\"%s\",\"gpu_model\":\"" + WHOLE_MODEL
         + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":4}");
-    image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+    image = asAdmin.catalogue().createImage(new Catalogue.NewImage(NewTestIds.next("jupyter"),
+        "registry.example.com/gshare/jupyter:2026.11", null, null, null, null)).id();
   }
 
   private String offering(String template) throws Exception {
-    HttpResponse<String> created = post("/api/v1/offerings", template.formatted(NewTestIds.next("off")), admin);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    return json.readTree(created.body()).get("id").asText();
+    ApiResponse created = post("/api/v1/offerings", template.formatted(NewTestIds.next("off")), admin);
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return json.readTree(created.text()).get("id").asText();
   }
 
   private String userWithCredits(String amount) {
@@ -117,12 +119,12 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     return user;
   }
 
-  private HttpResponse<String> create(String token, String offering) {
+  private ApiResponse create(String token, String offering) {
     return post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image + "\"}", token);
   }
 
   private JsonNode session(String id) throws Exception {
-    return json.readTree(get("/api/v1/sessions/" + id, admin).body());
+    return json.readTree(get("/api/v1/sessions/" + id, admin).text());
   }
 
   private JsonNode awaitState(String id, String state) {
@@ -148,9 +150,9 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   @Test
   void aSessionRunsAtItsUrlPausesColdResumesAndEndsSettled() throws Exception {
     String token = tokenFor(userWithCredits("100"));
-    HttpResponse<String> created = create(token, sliceOffering);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
-    String id = json.readTree(created.body()).at("/session/id").asText();
+    ApiResponse created = create(token, sliceOffering);
+    assertThat(created.status()).as(created.text()).isEqualTo(202);
+    String id = json.readTree(created.text()).at("/session/id").asText();
 
     JsonNode running = awaitState(id, "running");
     assertThat(URI.create(running.at("/session/url").asText()).getHost()).isEqualTo(domain);
@@ -171,9 +173,9 @@ class SessionLifecycleIT extends ApiIntegrationTest {
         update billing_windows set opened_at = opened_at - interval '90 seconds',
                charged_through = charged_through - interval '90 seconds' where session_id = :s and closed_at is null
         """).param("s", id).update();
-    HttpResponse<String> paused = post("/api/v1/sessions/" + id + "/pause", "{}", token);
-    assertThat(paused.statusCode()).as(paused.body()).isEqualTo(200);
-    JsonNode view = json.readTree(paused.body());
+    ApiResponse paused = post("/api/v1/sessions/" + id + "/pause", "{}", token);
+    assertThat(paused.status()).as(paused.text()).isEqualTo(200);
+    JsonNode view = json.readTree(paused.text());
     assertThat(view.at("/session/state").asText()).isEqualTo("paused");
     assertThat(view.at("/session/pause_kind").asText()).isEqualTo("cold");
     await().atMost(Duration.ofSeconds(10)).until(() -> podsOf(id).isEmpty());
@@ -181,15 +183,15 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     assertThat(jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is null").param("s", id)
         .query(Integer.class).single()).isZero();
 
-    HttpResponse<String> resumed = post("/api/v1/sessions/" + id + "/resume", "{}", token);
-    assertThat(resumed.statusCode()).as(resumed.body()).isEqualTo(200);
-    assertThat(json.readTree(resumed.body()).at("/session/state").asText()).isEqualTo("running");
+    ApiResponse resumed = post("/api/v1/sessions/" + id + "/resume", "{}", token);
+    assertThat(resumed.status()).as(resumed.text()).isEqualTo(200);
+    assertThat(json.readTree(resumed.text()).at("/session/state").asText()).isEqualTo("running");
     assertThat(podsOf(id)).hasSize(1);
     assertThat(liveAllocations(id)).isEqualTo(1);
 
-    HttpResponse<String> ended = send("DELETE", "/api/v1/sessions/" + id, null, token);
-    assertThat(ended.statusCode()).as(ended.body()).isEqualTo(200);
-    assertThat(json.readTree(ended.body()).at("/session/state").asText()).isEqualTo("terminated");
+    ApiResponse ended = send("DELETE", "/api/v1/sessions/" + id, null, token);
+    assertThat(ended.status()).as(ended.text()).isEqualTo(200);
+    assertThat(json.readTree(ended.text()).at("/session/state").asText()).isEqualTo("terminated");
     await().atMost(Duration.ofSeconds(10)).until(() -> podsOf(id).isEmpty());
     assertThat(liveAllocations(id)).isZero();
     assertThat(jdbc.sql("select count(*) from credit_ledger where session_id = :s and kind = 'charge'").param("s", id)
@@ -198,8 +200,8 @@ class SessionLifecycleIT extends ApiIntegrationTest {
         .query(Integer.class).single()).isBetween(1, 2); // the half minute; the second window may be too short to bill
     assertThat(jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is not null").param("s", id)
         .query(Integer.class).single()).isEqualTo(2);
-    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200); // idempotent
-    assertThat(post("/api/v1/sessions/" + id + "/resume", "{}", token).statusCode()).isEqualTo(409);
+    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).status()).isEqualTo(200); // idempotent
+    assertThat(post("/api/v1/sessions/" + id + "/resume", "{}", token).status()).isEqualTo(409);
     assertThat(session(id).at("/session/ended_at").isMissingNode()).isFalse();
 
     // Traced: the session's workflow is found in Temporal visibility by GshareSessionId, by its owner
@@ -211,16 +213,16 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     assertThat(run.path("status").asText()).isEqualTo("completed");
     assertUiOpens(run.path("temporal_ui_url").asText(), "session-" + id);
     JsonNode attach = awaitOperations("cluster", clusterId, admin, "cluster-attach-" + clusterId);
-    assertUiOpens(json.readTree(get("/api/v1/operations/cluster-attach-" + clusterId, admin).body())
+    assertUiOpens(json.readTree(get("/api/v1/operations/cluster-attach-" + clusterId, admin).text())
         .path("temporal_ui_url").asText(), "cluster-attach-" + clusterId);
     assertThat(attach.path("items")).extracting(i -> i.path("type").asText()).contains("ClusterAttach");
     String stranger = tokenFor(newUser("user"));
-    assertThat(get("/api/v1/operations?object_kind=session&object_id=" + id, stranger).statusCode()).isEqualTo(404);
-    assertThat(get("/api/v1/operations?object_kind=cluster&object_id=" + clusterId, stranger).statusCode()).isEqualTo(403);
-    HttpResponse<String> badKind = get("/api/v1/operations?object_kind=galaxy&object_id=" + id, admin);
-    assertThat(badKind.statusCode()).isEqualTo(422);
-    assertThat(badKind.body()).contains("cluster, session, user, node, volume");
-    assertThat(get("/api/v1/operations?object_kind=session&object_id=x'%20or%20'1'='1", admin).statusCode()).isEqualTo(422);
+    assertThat(get("/api/v1/operations?object_kind=session&object_id=" + id, stranger).status()).isEqualTo(404);
+    assertThat(get("/api/v1/operations?object_kind=cluster&object_id=" + clusterId, stranger).status()).isEqualTo(403);
+    ApiResponse badKind = get("/api/v1/operations?object_kind=galaxy&object_id=" + id, admin);
+    assertThat(badKind.status()).isEqualTo(422);
+    assertThat(badKind.text()).contains("cluster, session, user, node, volume");
+    assertThat(get("/api/v1/operations?object_kind=session&object_id=x'%20or%20'1'='1", admin).status()).isEqualTo(422);
 
     HistoryRecorder.record(workflows, "session-" + id, "session-lifecycle");
     HistoryRecorder.record(workflows, "cluster-attach-" + clusterId, "cluster-attach");
@@ -230,9 +232,9 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   private JsonNode awaitOperations(String kind, String objectId, String token, String workflowId) {
     JsonNode[] last = new JsonNode[1];
     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      HttpResponse<String> listed = get("/api/v1/operations?object_kind=" + kind + "&object_id=" + objectId, token);
-      assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
-      last[0] = json.readTree(listed.body());
+      ApiResponse listed = get("/api/v1/operations?object_kind=" + kind + "&object_id=" + objectId, token);
+      assertThat(listed.status()).as(listed.text()).isEqualTo(200);
+      last[0] = json.readTree(listed.text());
       assertThat(last[0].path("items")).extracting(i -> i.path("id").asText()).contains(workflowId);
     });
     return last[0];
@@ -240,9 +242,8 @@ class SessionLifecycleIT extends ApiIntegrationTest {
 
   private void assertUiOpens(String link, String workflowId) throws Exception {
     assertThat(link).startsWith(TemporalDevServerSupport.uiUrl() + "/namespaces/default/workflows/" + workflowId);
-    HttpResponse<String> page = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(link)).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(page.statusCode()).as(link).isEqualTo(200);
+    TemporalDevServerSupport.UiPage page = TemporalDevServerSupport.uiPage(link);
+    assertThat(page.status()).as(link).isEqualTo(200);
     assertThat(page.body()).contains("<html");
   }
 
@@ -259,9 +260,9 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     String claim = KubeNames.of("gshare", volume);
     String body = "{\"offering_id\":\"" + sliceOffering + "\",\"image_id\":\"" + image + "\",\"volume_id\":\"" + volume + "\"}";
 
-    HttpResponse<String> created = post("/api/v1/sessions", body, token);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
-    String id = json.readTree(created.body()).at("/session/id").asText();
+    ApiResponse created = post("/api/v1/sessions", body, token);
+    assertThat(created.status()).as(created.text()).isEqualTo(202);
+    String id = json.readTree(created.text()).at("/session/id").asText();
     JsonNode running = awaitState(id, "running");
     assertThat(running.at("/session/volume_id").asText()).isEqualTo(volume);
     assertThat(podsOf(id).get(0).getSpec().getVolumes()).anySatisfy(v ->
@@ -275,64 +276,64 @@ class SessionLifecycleIT extends ApiIntegrationTest {
         .param("c", clusterId).query(String.class).single()).isEqualTo(claim);
 
     // One session at a time, paused or not: the second is refused and writes nothing.
-    HttpResponse<String> second = post("/api/v1/sessions", body, token);
-    assertThat(second.statusCode()).as(second.body()).isEqualTo(409);
-    assertThat(json.readTree(second.body()).get("code").asText()).isEqualTo("volume_in_use");
-    assertThat(json.readTree(second.body()).get("detail").asText()).contains(id);
-    assertThat(post("/api/v1/sessions/" + id + "/pause", "{}", token).statusCode()).isEqualTo(200);
+    ApiResponse second = post("/api/v1/sessions", body, token);
+    assertThat(second.status()).as(second.text()).isEqualTo(409);
+    assertThat(json.readTree(second.text()).get("code").asText()).isEqualTo("volume_in_use");
+    assertThat(json.readTree(second.text()).get("detail").asText()).contains(id);
+    assertThat(post("/api/v1/sessions/" + id + "/pause", "{}", token).status()).isEqualTo(200);
     await().atMost(Duration.ofSeconds(10)).until(() -> podsOf(id).isEmpty());
-    assertThat(post("/api/v1/sessions", body, token).statusCode()).isEqualTo(409);
+    assertThat(post("/api/v1/sessions", body, token).status()).isEqualTo(409);
     assertThat(jdbc.sql("select count(*) from sessions where volume_id = :v").param("v", volume).query(Integer.class).single())
         .isEqualTo(1);
 
     // The claim (and so the files) outlive the pause and the session.
-    assertThat(post("/api/v1/sessions/" + id + "/resume", "{}", token).statusCode()).isEqualTo(200);
+    assertThat(post("/api/v1/sessions/" + id + "/resume", "{}", token).status()).isEqualTo(200);
     assertThat(podsOf(id).get(0).getSpec().getVolumes()).anySatisfy(v ->
         assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo(claim));
-    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).status()).isEqualTo(200);
     try (KubernetesClient k8s = sim.newClient()) {
       assertThat(k8s.persistentVolumeClaims().inNamespace("gshare-sessions").withName(claim).get()).isNotNull();
     }
-    HttpResponse<String> next = post("/api/v1/sessions", body, token);
-    assertThat(next.statusCode()).as(next.body()).isEqualTo(202);
-    String nextId = json.readTree(next.body()).at("/session/id").asText();
+    ApiResponse next = post("/api/v1/sessions", body, token);
+    assertThat(next.status()).as(next.text()).isEqualTo(202);
+    String nextId = json.readTree(next.text()).at("/session/id").asText();
     awaitState(nextId, "running");
-    assertThat(send("DELETE", "/api/v1/sessions/" + nextId, null, token).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/sessions/" + nextId, null, token).status()).isEqualTo(200);
 
     // Someone else's volume is not theirs to mount.
-    HttpResponse<String> stranger = post("/api/v1/sessions", body, tokenFor(userWithCredits("100")));
-    assertThat(stranger.statusCode()).as(stranger.body()).isEqualTo(404);
+    ApiResponse stranger = post("/api/v1/sessions", body, tokenFor(userWithCredits("100")));
+    assertThat(stranger.status()).as(stranger.text()).isEqualTo(404);
   }
 
   @Test
   void aSessionCreatedWithAClusterIdRunsOnThatCluster() throws Exception {
     String token = tokenFor(userWithCredits("50"));
-    HttpResponse<String> created = post("/api/v1/sessions", """
+    ApiResponse created = post("/api/v1/sessions", """
         {"offering_id":"%s","image_id":"%s","cluster_id":"%s"}""".formatted(wholeOffering, image, clusterId), token);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
-    String id = json.readTree(created.body()).at("/session/id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(202);
+    String id = json.readTree(created.text()).at("/session/id").asText();
     JsonNode running = awaitState(id, "running");
     assertThat(running.at("/session/cluster_id").asText()).isEqualTo(clusterId);
-    HttpResponse<String> ended = send("DELETE", "/api/v1/sessions/" + id, null, token);
-    assertThat(ended.statusCode()).as(ended.body()).isEqualTo(200);
-    assertThat(json.readTree(ended.body()).at("/session/state").asText()).isEqualTo("terminated");
+    ApiResponse ended = send("DELETE", "/api/v1/sessions/" + id, null, token);
+    assertThat(ended.status()).as(ended.text()).isEqualTo(200);
+    assertThat(json.readTree(ended.text()).at("/session/state").asText()).isEqualTo("terminated");
   }
 
   @Test
   void aNewSessionDomainMovesLiveSessionsAsAnOperation() throws Exception {
     String token = tokenFor(userWithCredits("50"));
-    String running = json.readTree(create(token, wholeOffering).body()).at("/session/id").asText();
-    String paused = json.readTree(create(token, wholeOffering).body()).at("/session/id").asText();
+    String running = json.readTree(create(token, wholeOffering).text()).at("/session/id").asText();
+    String paused = json.readTree(create(token, wholeOffering).text()).at("/session/id").asText();
     awaitState(running, "running");
     awaitState(paused, "running");
-    assertThat(post("/api/v1/sessions/" + paused + "/pause", "{}", token).statusCode()).isEqualTo(200);
+    assertThat(post("/api/v1/sessions/" + paused + "/pause", "{}", token).status()).isEqualTo(200);
     awaitState(paused, "paused");
 
     String moved = "gshare." + NewTestIds.next("moved").replace('_', '-') + ".example.com";
     try {
-      HttpResponse<String> patched = send("PATCH", "/api/v1/clusters/" + clusterId,
+      ApiResponse patched = send("PATCH", "/api/v1/clusters/" + clusterId,
           "{\"session_domain\":\"" + moved + "\"}", admin);
-      assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+      assertThat(patched.status()).as(patched.text()).isEqualTo(200);
       JsonNode operation = awaitOperation(WorkflowIds.clusterReroute(clusterId));
       assertThat(operation.get("status").asText()).as(operation.toString()).isEqualTo("completed");
       assertThat(operation.toString()).contains("move session " + running).contains("moved to https://" + moved)
@@ -348,7 +349,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
         assertThat(ingress.getSpec().getRules().get(0).getHost()).isEqualTo(moved);
       }
       // The paused one resumes on the new domain.
-      assertThat(post("/api/v1/sessions/" + paused + "/resume", "{}", token).statusCode()).isEqualTo(200);
+      assertThat(post("/api/v1/sessions/" + paused + "/resume", "{}", token).status()).isEqualTo(200);
       assertThat(awaitState(paused, "running").at("/session/url").asText())
           .isEqualTo("https://" + moved + "/s/" + paused + "/");
       HistoryRecorder.record(workflows, WorkflowIds.clusterReroute(clusterId), "cluster-reroute");
@@ -361,7 +362,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
       HistoryRecorder.record(workflows, WorkflowIds.session(running), "session-rerouted");
       // The other tests of this class expect the cluster's first domain.
       assertThat(send("PATCH", "/api/v1/clusters/" + clusterId, "{\"session_domain\":\"" + domain + "\"}", admin)
-          .statusCode()).isEqualTo(200);
+          .status()).isEqualTo(200);
       awaitOperation(WorkflowIds.clusterReroute(clusterId));
     }
   }
@@ -370,7 +371,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   private JsonNode awaitOperation(String id) {
     JsonNode[] last = new JsonNode[1];
     await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      last[0] = json.readTree(get("/api/v1/operations/" + id, admin).body());
+      last[0] = json.readTree(get("/api/v1/operations/" + id, admin).text());
       assertThat(last[0].path("status").asText()).as(last[0].toString()).isIn("completed", "failed");
     });
     return last[0];
@@ -379,7 +380,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   @Test
   void aPodLostBehindGshareBackPausesTheSessionAndStopsItsBilling() throws Exception {
     String token = tokenFor(userWithCredits("100"));
-    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    String id = json.readTree(create(token, sliceOffering).text()).at("/session/id").asText();
     awaitState(id, "running");
 
     // As a node failure or a kubectl delete would: the pod vanishes, nobody tells gShare.
@@ -395,8 +396,8 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     assertThat(jdbc.sql("select count(*) from billing_windows where session_id = :s and closed_at is null").param("s", id)
         .query(Integer.class).single()).isZero();
 
-    HttpResponse<String> resumed = post("/api/v1/sessions/" + id + "/resume", "{}", token);
-    assertThat(resumed.statusCode()).as(resumed.body()).isEqualTo(200);
+    ApiResponse resumed = post("/api/v1/sessions/" + id + "/resume", "{}", token);
+    assertThat(resumed.status()).as(resumed.text()).isEqualTo(200);
     assertThat(podsOf(id)).hasSize(1);
     send("DELETE", "/api/v1/sessions/" + id, null, token);
   }
@@ -404,28 +405,28 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   @Test
   void aClustersCheckpointRegistryIsValidatedAndCanBeRemoved() throws Exception {
     for (String bad : List.of("https://10.10.0.191:5000/ckpt", "10.10.0.191:5000/ckpt:latest", "Registry.Example.com")) {
-      HttpResponse<String> refused = send("PATCH", "/api/v1/clusters/" + clusterId, "{\"checkpoint_registry\":\"" + bad + "\"}", admin);
-      assertThat(refused.statusCode()).as(bad).isEqualTo(422);
+      ApiResponse refused = send("PATCH", "/api/v1/clusters/" + clusterId, "{\"checkpoint_registry\":\"" + bad + "\"}", admin);
+      assertThat(refused.status()).as(bad).isEqualTo(422);
     }
-    assertThat(json.readTree(get("/api/v1/clusters/" + clusterId, admin).body()).get("checkpoint_registry").asText())
+    assertThat(json.readTree(get("/api/v1/clusters/" + clusterId, admin).text()).get("checkpoint_registry").asText())
         .isEqualTo(REGISTRY);
-    HttpResponse<String> removed = send("PATCH", "/api/v1/clusters/" + clusterId, "{\"checkpoint_registry\":\"\"}", admin);
-    assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
-    assertThat(json.readTree(removed.body()).path("checkpoint_registry").isNull()
-        || json.readTree(removed.body()).path("checkpoint_registry").isMissingNode()).isTrue();
-    HttpResponse<String> restored = send("PATCH", "/api/v1/clusters/" + clusterId,
+    ApiResponse removed = send("PATCH", "/api/v1/clusters/" + clusterId, "{\"checkpoint_registry\":\"\"}", admin);
+    assertThat(removed.status()).as(removed.text()).isEqualTo(200);
+    assertThat(json.readTree(removed.text()).path("checkpoint_registry").isNull()
+        || json.readTree(removed.text()).path("checkpoint_registry").isMissingNode()).isTrue();
+    ApiResponse restored = send("PATCH", "/api/v1/clusters/" + clusterId,
         "{\"checkpoint_registry\":\"" + REGISTRY + "\"}", admin);
-    assertThat(json.readTree(restored.body()).get("checkpoint_registry").asText()).isEqualTo(REGISTRY);
+    assertThat(json.readTree(restored.text()).get("checkpoint_registry").asText()).isEqualTo(REGISTRY);
   }
 
   @Test
   void aNodeWithCriuAndCudaCheckpointPausesLosslessly() throws Exception {
     String token = tokenFor(userWithCredits("100"));
-    String id = json.readTree(create(token, losslessOffering).body()).at("/session/id").asText();
+    String id = json.readTree(create(token, losslessOffering).text()).at("/session/id").asText();
     awaitState(id, "running");
     int before = sim.checkpointsTaken();
 
-    JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).body());
+    JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).text());
     assertThat(paused.at("/session/pause_kind").asText()).isEqualTo("lossless");
     assertThat(sim.checkpointsTaken()).isEqualTo(before + 1);
     String checkpointImage = jdbc.sql("select checkpoint_image from sessions where id = :id").param("id", id)
@@ -437,14 +438,14 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     }
     assertThat(session(id).toString()).contains("lossless: " + checkpointImage);
 
-    json.readTree(post("/api/v1/sessions/" + id + "/resume", "{}", token).body());
+    json.readTree(post("/api/v1/sessions/" + id + "/resume", "{}", token).text());
     Pod restored = podsOf(id).get(0);
     assertThat(restored.getSpec().getContainers().get(0).getImage()).as("restored from the checkpoint image")
         .isEqualTo(checkpointImage);
     assertThat(restored.getMetadata().getAnnotations()).containsEntry("gshare.io/restore-from-checkpoint", checkpointImage)
         .containsEntry("gshare.io/image", "registry.example.com/gshare/jupyter:2026.11");
     assertThat(restored.getSpec().getNodeSelector()).containsEntry("kubernetes.io/hostname", "h200-0");
-    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).status()).isEqualTo(200);
     HistoryRecorder.record(workflows, "session-" + id, "session-lossless-pause");
   }
 
@@ -455,19 +456,19 @@ class SessionLifecycleIT extends ApiIntegrationTest {
       tokens.add(tokenFor(userWithCredits("100")));
     }
     ExecutorService pool = Executors.newFixedThreadPool(10);
-    List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+    List<Future<ApiResponse>> answers = new ArrayList<>();
     for (String token : tokens) {
       answers.add(pool.submit(() -> create(token, wholeOffering)));
     }
     List<String> accepted = new ArrayList<>();
     int refused = 0;
-    for (Future<HttpResponse<String>> answer : answers) {
-      HttpResponse<String> response = answer.get();
-      if (response.statusCode() == 202) {
-        accepted.add(json.readTree(response.body()).at("/session/id").asText());
+    for (Future<ApiResponse> answer : answers) {
+      ApiResponse response = answer.get();
+      if (response.status() == 202) {
+        accepted.add(json.readTree(response.text()).at("/session/id").asText());
       } else {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(409);
-        assertThat(json.readTree(response.body()).get("code").asText()).isEqualTo("insufficient_capacity");
+        assertThat(response.status()).as(response.text()).isEqualTo(409);
+        assertThat(json.readTree(response.text()).get("code").asText()).isEqualTo("insufficient_capacity");
         refused++;
       }
     }
@@ -487,7 +488,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
          where g.model = :m and a.released_at is null
         """).param("m", WHOLE_MODEL).query(Integer.class).single()).isEqualTo(12);
     for (String id : accepted) {
-      assertThat(send("DELETE", "/api/v1/sessions/" + id, null, admin).statusCode()).isEqualTo(200);
+      assertThat(send("DELETE", "/api/v1/sessions/" + id, null, admin).status()).isEqualTo(200);
     }
   }
 
@@ -495,7 +496,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   void aMeteringSweepRunTwiceChargesOnceAndRunningOutOfCreditsPauses() throws Exception {
     String user = userWithCredits("1");   // 6 credits/h: 0.1 per minute, 10 minutes' worth
     String token = tokenFor(user);
-    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    String id = json.readTree(create(token, sliceOffering).text()).at("/session/id").asText();
     awaitState(id, "running");
     // Pretend the window opened 12 minutes ago.
     jdbc.sql("""
@@ -524,7 +525,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     String token = tokenFor(userWithCredits("100"));
     LocalProcessWorkerDeployer local = (LocalProcessWorkerDeployer) deployer;
     Process worker = local.process(clusterId);
-    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    String id = json.readTree(create(token, sliceOffering).text()).at("/session/id").asText();
     worker.destroyForcibly();
 
     awaitState(id, "running");
@@ -537,17 +538,17 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   @Test
   void aSessionWhoseWorkflowTemporalLostIsRecoveredFromPostgres() throws Exception {
     String token = tokenFor(userWithCredits("100"));
-    String id = json.readTree(create(token, sliceOffering).body()).at("/session/id").asText();
+    String id = json.readTree(create(token, sliceOffering).text()).at("/session/id").asText();
     awaitState(id, "running");
     // As if the embedded server restarted: the execution is gone, Postgres still says running.
     workflows.newUntypedWorkflowStub(WorkflowIds.session(id)).terminate("simulated loss of the Temporal server");
 
     recovery.recoverAll();
 
-    JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).body());
+    JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).text());
     assertThat(paused.at("/session/state").asText()).isEqualTo("paused");
     assertThat(podsOf(id)).isEmpty();
-    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/sessions/" + id, null, token).status()).isEqualTo(200);
     assertThat(session(id).at("/session/state").asText()).isEqualTo("terminated");
   }
 }

@@ -2,7 +2,6 @@ package io.gshare.api.signin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.gshare.activities.cluster.model.SessionObjects;
@@ -124,9 +123,8 @@ class SessionUrlInBrowserIT extends ApiIntegrationTest {
     assertThat(refused.uri().getHost()).isEqualTo("127.0.0.1");
   }
 
-  private String userOf(String token) throws IOException {
-    return new ObjectMapper().readTree(get("/api/v1/users/me", token).body())
-        .path("id").asText();
+  private String userOf(String token) {
+    return api(token).users().me().id();
   }
 
   private CookieManager signedInOnConsole(String token) {

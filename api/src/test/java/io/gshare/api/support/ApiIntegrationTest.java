@@ -1,24 +1,28 @@
 package io.gshare.api.support;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.user.UserService;
+import io.gshare.client.ApiProblemException;
+import io.gshare.client.ApiResponse;
+import io.gshare.client.GshareClient;
+import io.gshare.client.catalogue.Catalogue;
+import io.gshare.client.cluster.Cluster;
+import io.gshare.client.credit.Credits;
+import io.gshare.client.session.NewSession;
 import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -66,7 +70,9 @@ public abstract class ApiIntegrationTest {
   @Autowired protected UserService userService;
   @Autowired protected Tokens tokens;
   @Autowired private WorkerDeployer workerDeployer;
-  private final HttpClient http = HttpClient.newHttpClient();
+  /** The public API's client on this test's server (and one on the management port), made on first use. */
+  private GshareClient api;
+  private GshareClient management;
 
   /** The GPU cluster (a real Kubernetes with the dev seed's KWOK nodes) whose worker activities this JVM hosts. */
   protected static synchronized KubeCluster simulatedCluster() {
@@ -192,40 +198,55 @@ public abstract class ApiIntegrationTest {
     return tokens.sign(TokenKind.INTERNAL, "operator:" + clusterId, null, Duration.ofHours(1));
   }
 
-  protected HttpResponse<String> get(String path, String token) {
+  /**
+   * The one client of the public API ({@code gshare-client}) on this test's server, calling with {@code token} (null:
+   * anonymously). Calls wait up to two minutes for an answer, as some commands answer only when they are done.
+   */
+  protected GshareClient api(String token) {
+    synchronized (this) {
+      if (api == null) {
+        api = new GshareClient(URI.create("http://127.0.0.1:" + port), null).timeout(Duration.ofMinutes(2));
+      }
+    }
+    return api.as(token);
+  }
+
+  protected ApiResponse get(String path, String token) {
     return send("GET", path, null, token);
   }
 
-  protected HttpResponse<String> post(String path, String body, String token) {
+  protected ApiResponse post(String path, String body, String token) {
     return send("POST", path, body, token);
   }
 
   /** A GET on the management server (health, metrics), which takes no token. */
-  protected HttpResponse<String> getManagement(String path) {
-    return send(managementPort, "GET", path, null, null);
+  protected ApiResponse getManagement(String path) {
+    synchronized (this) {
+      if (management == null) {
+        management = new GshareClient(URI.create("http://127.0.0.1:" + managementPort), null)
+            .timeout(Duration.ofMinutes(2));
+      }
+    }
+    return management.exchange("GET", path, null, Map.of("Accept", "*/*"));
   }
 
-  protected HttpResponse<String> send(String method, String path, String body, String token) {
-    return send(port, method, path, body, token);
+  /**
+   * {@code method path} with {@code body} (JSON text, or null) as the holder of {@code token}, through the client's
+   * raw door: whatever the server answered, error statuses included. The call states no media-type preference
+   * ({@code Accept: *}{@code /*}), so each answer is the server's own choice, as for any HTTP client.
+   */
+  protected ApiResponse send(String method, String path, String body, String token) {
+    return send(method, path, body, token, Map.of());
   }
 
-  private HttpResponse<String> send(int port, String method, String path, String body, String token) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
+  /** {@link #send(String, String, String, String)} with {@code headers} (an {@code Accept}, a cookie, a key). */
+  protected ApiResponse send(String method, String path, String body, String token, Map<String, String> headers) {
+    Map<String, String> all = new LinkedHashMap<>();
+    if (headers.keySet().stream().noneMatch("Accept"::equalsIgnoreCase)) {
+      all.put("Accept", "*/*");
     }
-    if (token != null) {
-      request.header("Authorization", "Bearer " + token);
-    }
-    try {
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    all.putAll(headers);
+    return api(token).exchange(method, path, body, all);
   }
 
   /**
@@ -252,16 +273,13 @@ public abstract class ApiIntegrationTest {
         new SimSeed.NodeSpec(hostname, "exclusive", new SimSeed.GpuSpec(model, gpus, memoryMib, null),
             Map.of())), null), prefix);
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile(prefix, ".kubeconfig")));
-    ObjectMapper json = new ObjectMapper();
-    HttpResponse<String> registered = post("/api/v1/clusters", json.writeValueAsString(Map.of(
-        "name", NewTestIds.next(prefix).replace('_', '-'), "kubeconfig", kubeconfig, "session_domain",
-        sessionDomain)), adminToken());
-    JsonNode accepted = json.readTree(registered.body());
-    String clusterId = accepted.at("/cluster/id").asText();
-    String operation = accepted.at("/operation/id").asText();
-    Awaitility.await().atMost(Duration.ofSeconds(180)).until(() -> "completed".equals(
-        json.readTree(get("/api/v1/operations/" + operation, adminToken()).body()).path("status").asText()));
-    return new AttachedSimulator(sim, clusterId);
+    GshareClient admin = api(adminToken());
+    Cluster.Accepted accepted = admin.clusters().register(new Cluster.NewCluster(
+        NewTestIds.next(prefix).replace('_', '-'), kubeconfig, sessionDomain, null, null, null));
+    String operation = accepted.operation().id();
+    Awaitility.await().atMost(Duration.ofSeconds(180)).ignoreExceptionsInstanceOf(ApiProblemException.class)
+        .until(() -> "completed".equals(admin.operations().get(operation).status()));
+    return new AttachedSimulator(sim, accepted.cluster().id());
   }
 
   /** A running session a test started, its owner's token, and the card it holds. */
@@ -272,24 +290,19 @@ public abstract class ApiIntegrationTest {
    * image made for it) and waits until it runs.
    */
   protected RunningSession startSession(String model) throws IOException {
-    ObjectMapper json = new ObjectMapper();
-    String admin = adminToken();
-    String offering = json.readTree(post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off")
-        + "\",\"gpu_model\":\"" + model + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":1}", admin)
-        .body()).get("id").asText();
-    String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("img")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
+    GshareClient admin = api(adminToken());
+    String offering = admin.catalogue().createOffering(new Catalogue.NewOffering(NewTestIds.next("off"), model,
+        "exclusive", 1, null, null, BigDecimal.ONE, null)).id();
+    String image = admin.catalogue().createImage(new Catalogue.NewImage(NewTestIds.next("img"),
+        "registry.example.com/gshare/jupyter:2026.11", null, null, null, null)).id();
     String ownerId = newUser("user");
-    HttpResponse<String> granted = post("/api/v1/credits/grants", "{\"user_id\":\"" + ownerId + "\",\"amount\":100}", admin);
-    if (granted.statusCode() / 100 != 2) {
-      throw new IllegalStateException("grant: " + granted.body());
-    }
+    admin.credits().grant(new Credits.Grant(ownerId, BigDecimal.valueOf(100), null, null));
     String owner = tokenFor(ownerId);
-    String session = json.readTree(post("/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + image + "\"}", owner).body()).at("/session/id").asText();
-    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
-        json.readTree(get("/api/v1/sessions/" + session, owner).body()).at("/session/state").asText()));
-    String card = json.readTree(get("/api/v1/sessions/" + session, owner).body()).path("gpus").get(0).path("uuid").asText();
+    GshareClient asOwner = api(owner);
+    String session = asOwner.sessions().create(new NewSession(offering, image, null, null, null)).session().id();
+    Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptionsInstanceOf(ApiProblemException.class)
+        .until(() -> "running".equals(asOwner.sessions().get(session).session().state()));
+    String card = asOwner.sessions().get(session).gpus().get(0).uuid();
     return new RunningSession(session, owner, card);
   }
 }

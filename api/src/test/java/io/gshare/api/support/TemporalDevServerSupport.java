@@ -5,6 +5,10 @@ import io.temporal.testing.TemporalDevServerOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +50,7 @@ public final class TemporalDevServerSupport {
               .toAbsolutePath().toString())
           .setStartupTimeout(Duration.ofSeconds(90))
           .build());
-      Runtime.getRuntime().addShutdownHook(new Thread(server::close));
+      ShutdownOrder.afterSpringContexts(server::close);
     }
     return server.getTarget();
   }
@@ -63,5 +67,15 @@ public final class TemporalDevServerSupport {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A page of the Web UI as a browser gets it: its status and body. */
+  public record UiPage(int status, String body) {}
+
+  /** Fetches {@code link}, a page of the dev server's Web UI (an operation's {@code temporal_ui_url}). */
+  public static UiPage uiPage(String link) throws IOException, InterruptedException {
+    HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(link)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    return new UiPage(page.statusCode(), page.body());
   }
 }

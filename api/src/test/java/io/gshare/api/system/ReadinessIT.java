@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
-import java.net.http.HttpResponse;
+import io.gshare.client.ApiResponse;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -16,12 +16,12 @@ class ReadinessIT extends ApiIntegrationTest {
 
   @Test
   void readinessReportsPostgresAndTemporalUp() throws Exception {
-    HttpResponse<String> ready = getManagement("/actuator/health/readiness");
-    assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
-    JsonNode components = json.readTree(ready.body()).path("components");
+    ApiResponse ready = getManagement("/actuator/health/readiness");
+    assertThat(ready.status()).as(ready.text()).isEqualTo(200);
+    JsonNode components = json.readTree(ready.text()).path("components");
     assertThat(components.path("db").path("status").asText()).isEqualTo("UP");
     assertThat(components.path("temporal").path("status").asText()).isEqualTo("UP");
     assertThat(components.path("temporal").path("details").path("namespace").asText()).isEqualTo("default");
-    assertThat(get("/healthz", null).statusCode()).isEqualTo(200);
+    assertThat(get("/healthz", null).status()).isEqualTo(200);
   }
 }

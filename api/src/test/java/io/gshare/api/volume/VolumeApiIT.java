@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
@@ -21,7 +22,6 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import java.math.BigDecimal;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,24 +72,24 @@ class VolumeApiIT extends ApiIntegrationTest {
   // ---------------------------------------------------------------------------------------------------------------
   // helpers
 
-  private JsonNode body(HttpResponse<String> response) {
+  private JsonNode body(ApiResponse response) {
     try {
-      return json.readTree(response.body());
+      return json.readTree(response.text());
     } catch (Exception e) {
-      throw new IllegalStateException(response.body(), e);
+      throw new IllegalStateException(response.text(), e);
     }
   }
 
-  private JsonNode ok(HttpResponse<String> response, int status) {
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+  private JsonNode ok(ApiResponse response, int status) {
+    assertThat(response.status()).as(response.text()).isEqualTo(status);
     return body(response);
   }
 
-  private JsonNode problem(HttpResponse<String> response, int status, String code) {
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+  private JsonNode problem(ApiResponse response, int status, String code) {
+    assertThat(response.status()).as(response.text()).isEqualTo(status);
     assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
     JsonNode problem = body(response);
-    assertThat(problem.path("code").asText()).as(response.body()).isEqualTo(code);
+    assertThat(problem.path("code").asText()).as(response.text()).isEqualTo(code);
     return problem;
   }
 
@@ -107,7 +107,7 @@ class VolumeApiIT extends ApiIntegrationTest {
     return NewTestIds.next("vol").replace('_', '-');
   }
 
-  private HttpResponse<String> createVolume(String token, String name, int sizeGb, String poolId) {
+  private ApiResponse createVolume(String token, String name, int sizeGb, String poolId) {
     return post("/api/v1/volumes", "{\"name\":\"%s\",\"size_gb\":%d,\"pool_id\":\"%s\"}".formatted(name, sizeGb, poolId),
         token);
   }
@@ -225,7 +225,7 @@ class VolumeApiIT extends ApiIntegrationTest {
         .isEqualTo(2);
 
     // Deleted while empty; gone after.
-    assertThat(send("DELETE", "/api/v1/storage/pools/" + diskId, null, admin).statusCode()).isEqualTo(204);
+    assertThat(send("DELETE", "/api/v1/storage/pools/" + diskId, null, admin).status()).isEqualTo(204);
     problem(get("/api/v1/storage/pools/" + diskId, admin), 404, "not_found");
   }
 
@@ -356,7 +356,7 @@ class VolumeApiIT extends ApiIntegrationTest {
     try {
       List<Future<Integer>> answers = new ArrayList<>();
       for (String token : tokens) {
-        answers.add(threads.submit(() -> createVolume(token, volumeName(), 20, pool).statusCode()));
+        answers.add(threads.submit(() -> createVolume(token, volumeName(), 20, pool).status()));
       }
       List<Integer> statuses = new ArrayList<>();
       for (Future<Integer> answer : answers) {
@@ -374,7 +374,7 @@ class VolumeApiIT extends ApiIntegrationTest {
       String big = manualPool(fixture.cluster(), 10_000);
       List<Future<Integer>> mine = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
-        mine.add(threads.submit(() -> createVolume(carolToken, volumeName(), 1, big).statusCode()));
+        mine.add(threads.submit(() -> createVolume(carolToken, volumeName(), 1, big).status()));
       }
       int created = 0;
       for (Future<Integer> answer : mine) {
@@ -494,7 +494,7 @@ class VolumeApiIT extends ApiIntegrationTest {
     assertThat(ok(get("/api/v1/volumes/" + bobs, admin), 200).get("owner_id").asText()).isEqualTo(bobId);
   }
 
-  private List<String> ids(HttpResponse<String> response) {
+  private List<String> ids(ApiResponse response) {
     List<String> ids = new ArrayList<>();
     ok(response, 200).get("items").forEach(v -> ids.add(v.get("id").asText()));
     return ids;
@@ -578,7 +578,7 @@ class VolumeApiIT extends ApiIntegrationTest {
     assertThat(ids(get("/api/v1/volumes", owner))).doesNotContain(volume);
     // Reclaimed volumes leave their pool deletable; the row stays, without the pool.
     jdbc.sql("update volumes set status = 'reclaimed' where id = :v").param("v", sameName).update();
-    assertThat(send("DELETE", "/api/v1/storage/pools/" + pool, null, admin).statusCode()).isEqualTo(204);
+    assertThat(send("DELETE", "/api/v1/storage/pools/" + pool, null, admin).status()).isEqualTo(204);
     assertThat(ok(get("/api/v1/volumes/" + volume, owner), 200).has("pool_id")).isFalse();
   }
 

@@ -10,11 +10,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.credit.CreditLedger;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
 import java.math.BigDecimal;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -92,15 +92,15 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     offeringB = offering(MODEL_B);
     offering = offering(MODEL);
     image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
-        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).body()).get("id").asText();
-    HttpResponse<String> poolCreated = post("/api/v1/storage/pools", """
+        + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).text()).get("id").asText();
+    ApiResponse poolCreated = post("/api/v1/storage/pools", """
         {"name":"%s","cluster_id":"%s","storage_class":"%s","scope":"all","capacity_source":"csi"}
         """.formatted(NewTestIds.next("e2e"), clusterId, STORAGE_CLASS), admin);
-    assertThat(poolCreated.statusCode()).as(poolCreated.body()).isEqualTo(201);
-    pool = json.readTree(poolCreated.body()).get("id").asText();
+    assertThat(poolCreated.status()).as(poolCreated.text()).isEqualTo(201);
+    pool = json.readTree(poolCreated.text()).get("id").asText();
     // The worker's sync reports the class's CSIStorageCapacity: the pool's capacity.
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      JsonNode now = json.readTree(get("/api/v1/storage/pools/" + pool, admin).body());
+      JsonNode now = json.readTree(get("/api/v1/storage/pools/" + pool, admin).text());
       assertThat(now.path("total_gb").asLong()).as(now.toString()).isEqualTo(100);
     });
   }
@@ -109,18 +109,18 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     String kubeconfig = Files.readString(cluster.writeKubeconfig(Files.createTempFile("volumes", ".kubeconfig")));
     JsonNode accepted = json.readTree(post("/api/v1/clusters", json.writeValueAsString(Map.of(
         "name", NewTestIds.next("volumes").replace('_', '-'), "kubeconfig", kubeconfig,
-        "session_domain", "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).body());
+        "session_domain", "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com")), admin).text());
     String operation = accepted.at("/operation/id").asText();
     await().atMost(Duration.ofSeconds(180)).until(() ->
-        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).body()).path("status").asText()));
+        "completed".equals(json.readTree(get("/api/v1/operations/" + operation, admin).text()).path("status").asText()));
     return accepted.at("/cluster/id").asText();
   }
 
   private String offering(String model) throws Exception {
-    HttpResponse<String> created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
+    ApiResponse created = post("/api/v1/offerings", "{\"name\":\"" + NewTestIds.next("off") + "\",\"gpu_model\":\""
         + model + "\",\"mode\":\"exclusive\",\"gpu_count\":1,\"price_per_hour\":3}", admin);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    return json.readTree(created.body()).get("id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return json.readTree(created.text()).get("id").asText();
   }
 
   private String user() {
@@ -130,10 +130,10 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
   }
 
   private String volume(String token, int sizeGb) throws Exception {
-    HttpResponse<String> created = post("/api/v1/volumes", "{\"name\":\"%s\",\"size_gb\":%d,\"pool_id\":\"%s\"}"
+    ApiResponse created = post("/api/v1/volumes", "{\"name\":\"%s\",\"size_gb\":%d,\"pool_id\":\"%s\"}"
         .formatted(NewTestIds.next("data").replace('_', '-'), sizeGb, pool), token);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    return json.readTree(created.body()).get("id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return json.readTree(created.text()).get("id").asText();
   }
 
   private String runSession(String token, String volume) throws Exception {
@@ -141,17 +141,17 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
   }
 
   private String runSession(String token, String volume, String offeringId) throws Exception {
-    HttpResponse<String> created = post("/api/v1/sessions", "{\"offering_id\":\"" + offeringId + "\",\"image_id\":\"" + image
+    ApiResponse created = post("/api/v1/sessions", "{\"offering_id\":\"" + offeringId + "\",\"image_id\":\"" + image
         + "\",\"volume_id\":\"" + volume + "\"}", token);
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
-    String id = json.readTree(created.body()).at("/session/id").asText();
+    assertThat(created.status()).as(created.text()).isEqualTo(202);
+    String id = json.readTree(created.text()).at("/session/id").asText();
     await().atMost(Duration.ofSeconds(120)).untilAsserted(() -> assertThat(
-        json.readTree(get("/api/v1/sessions/" + id, admin).body()).at("/session/state").asText()).isEqualTo("running"));
+        json.readTree(get("/api/v1/sessions/" + id, admin).text()).at("/session/state").asText()).isEqualTo("running"));
     return id;
   }
 
   private void end(String token, String session) {
-    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, token).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/sessions/" + session, null, token).status()).isEqualTo(200);
   }
 
   private PersistentVolumeClaim claim(String volume) {
@@ -166,7 +166,7 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
   }
 
   private JsonNode volumeView(String volume) throws Exception {
-    return json.readTree(get("/api/v1/volumes/" + volume, admin).body());
+    return json.readTree(get("/api/v1/volumes/" + volume, admin).text());
   }
 
   @Test
@@ -184,11 +184,11 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     assertThat(volumeView(volume).toString()).contains(clusterId);
 
     // The owner asks for 20 GiB, an admin approves, the sync applies it to the claim.
-    HttpResponse<String> asked = post("/api/v1/volumes/" + volume + "/expansion", "{\"size_gb\":20}", token);
-    assertThat(asked.statusCode()).as(asked.body()).isIn(200, 201, 202);
-    String expansion = json.readTree(asked.body()).path("id").asText();
-    HttpResponse<String> approved = post("/api/v1/volume-expansions/" + expansion + "/approve", null, admin);
-    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(200);
+    ApiResponse asked = post("/api/v1/volumes/" + volume + "/expansion", "{\"size_gb\":20}", token);
+    assertThat(asked.status()).as(asked.text()).isIn(200, 201, 202);
+    String expansion = json.readTree(asked.text()).path("id").asText();
+    ApiResponse approved = post("/api/v1/volume-expansions/" + expansion + "/approve", null, admin);
+    assertThat(approved.status()).as(approved.text()).isEqualTo(200);
     await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
       assertThat(claim(volume).getStatus().getCapacity().get("storage")).isEqualTo(new Quantity("20Gi"));
       JsonNode now = volumeView(volume);
@@ -197,18 +197,18 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     });
 
     end(token, session);
-    HttpResponse<String> deleted = send("DELETE", "/api/v1/volumes/" + volume, null, token);
-    assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(202);
+    ApiResponse deleted = send("DELETE", "/api/v1/volumes/" + volume, null, token);
+    assertThat(deleted.status()).as(deleted.text()).isEqualTo(202);
     String operation = "volume-reclaim-" + volume;
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      JsonNode op = json.readTree(get("/api/v1/operations/" + operation, admin).body());
+      JsonNode op = json.readTree(get("/api/v1/operations/" + operation, admin).text());
       assertThat(op.path("status").asText()).as(op.toString()).isEqualTo("completed");
     });
     assertThat(claim(volume)).as("the claim is gone from the cluster").isNull();
     JsonNode reclaimed = volumeView(volume);
     assertThat(reclaimed.path("status").asText()).isEqualTo("reclaimed");
     assertThat(reclaimed.path("sessions").toString()).as("history kept").contains(session);
-    assertThat(post("/api/v1/volumes/" + volume + "/restore", null, token).statusCode()).isEqualTo(409);
+    assertThat(post("/api/v1/volumes/" + volume + "/restore", null, token).status()).isEqualTo(409);
   }
 
   @Test
@@ -218,11 +218,11 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     end(token, runSession(token, volume));
     String claimName = claim(volume).getMetadata().getName();
 
-    assertThat(send("DELETE", "/api/v1/volumes/" + volume, null, token).statusCode()).isEqualTo(202);
-    HttpResponse<String> restored = post("/api/v1/volumes/" + volume + "/restore", null, token);
-    assertThat(restored.statusCode()).as(restored.body()).isEqualTo(200);
+    assertThat(send("DELETE", "/api/v1/volumes/" + volume, null, token).status()).isEqualTo(202);
+    ApiResponse restored = post("/api/v1/volumes/" + volume + "/restore", null, token);
+    assertThat(restored.status()).as(restored.text()).isEqualTo(200);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      JsonNode op = json.readTree(get("/api/v1/operations/volume-reclaim-" + volume, admin).body());
+      JsonNode op = json.readTree(get("/api/v1/operations/volume-reclaim-" + volume, admin).text());
       assertThat(op.path("status").asText()).as(op.toString()).isEqualTo("completed");
       assertThat(op.toString()).contains("restored within the grace period");
     });
@@ -248,18 +248,18 @@ class VolumeLifecycleIT extends ApiIntegrationTest {
     assertThat(volumeView(volume).path("claims").toString()).contains(clusterId).contains(clusterB);
 
     // A pool only the first cluster may mount: a session needing the second cluster is refused, not placed there.
-    HttpResponse<String> selected = post("/api/v1/storage/pools", """
+    ApiResponse selected = post("/api/v1/storage/pools", """
         {"name":"%s","cluster_id":"%s","storage_class":"%s","scope":"selected","cluster_ids":["%s"],
          "capacity_source":"manual","manual_capacity_gb":50}
         """.formatted(NewTestIds.next("only-a"), clusterId, STORAGE_CLASS, clusterId), admin);
-    assertThat(selected.statusCode()).as(selected.body()).isEqualTo(201);
+    assertThat(selected.status()).as(selected.text()).isEqualTo(201);
     String onlyA = json.readTree(post("/api/v1/volumes", "{\"name\":\"%s\",\"size_gb\":2,\"pool_id\":\"%s\"}"
-        .formatted(NewTestIds.next("only-a").replace('_', '-'), json.readTree(selected.body()).get("id").asText()), token)
-        .body()).get("id").asText();
-    HttpResponse<String> refused = post("/api/v1/sessions", "{\"offering_id\":\"" + offeringB + "\",\"image_id\":\"" + image
+        .formatted(NewTestIds.next("only-a").replace('_', '-'), json.readTree(selected.text()).get("id").asText()), token)
+        .text()).get("id").asText();
+    ApiResponse refused = post("/api/v1/sessions", "{\"offering_id\":\"" + offeringB + "\",\"image_id\":\"" + image
         + "\",\"volume_id\":\"" + onlyA + "\"}", token);
-    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
-    assertThat(refused.body()).contains("may mount your volume's storage pool");
+    assertThat(refused.status()).as(refused.text()).isEqualTo(409);
+    assertThat(refused.text()).contains("may mount your volume's storage pool");
     assertThat(claim(simB, onlyA)).isNull();
   }
 }

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.client.ApiResponse;
 import io.gshare.core.volume.VolumeRepository;
-import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,9 +73,9 @@ class VolumeSyncIT extends ApiIntegrationTest {
   }
 
   private JsonNode post(String body) throws Exception {
-    HttpResponse<String> answer = post("/internal/v1/volumes/sync", body, operatorToken(cluster));
-    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-    return json.readTree(answer.body());
+    ApiResponse answer = post("/internal/v1/volumes/sync", body, operatorToken(cluster));
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    return json.readTree(answer.text());
   }
 
   @Test
@@ -126,8 +126,8 @@ class VolumeSyncIT extends ApiIntegrationTest {
   void aClusterWithoutThePoolsStorageClassIsReportedNotReady() throws Exception {
     String body = json.writeValueAsString(Map.of("volumes", List.of(),
         "storage_classes", List.of(Map.of("name", "local-path", "allows_expansion", false))));
-    HttpResponse<String> answer = post("/internal/v1/volumes/sync", body, operatorToken(other));
-    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    ApiResponse answer = post("/internal/v1/volumes/sync", body, operatorToken(other));
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
     assertThat(jdbc.sql("select storage_class_present from storage_pool_cluster_status where pool_id = :p and cluster_id = :c")
         .param("p", pool).param("c", other).query(Boolean.class).single()).isFalse();
   }
@@ -189,9 +189,9 @@ class VolumeSyncIT extends ApiIntegrationTest {
 
   @Test
   void aSyncNamingAnotherClustersVolumeIsRefusedAndWritesNothing() throws Exception {
-    HttpResponse<String> refused = post("/internal/v1/volumes/sync", sync(10, 5 * GIB, 10, true), operatorToken(other));
+    ApiResponse refused = post("/internal/v1/volumes/sync", sync(10, 5 * GIB, 10, true), operatorToken(other));
 
-    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+    assertThat(refused.status()).as(refused.text()).isEqualTo(403);
     assertThat(jdbc.sql("select used_bytes from volumes where id = :v").param("v", volume).query(Long.class).optional())
         .isEmpty();
     assertThat(jdbc.sql("select count(*) from storage_pool_cluster_status where cluster_id = :c").param("c", other)

@@ -5,9 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.catalogue.ResourceCommands.Column;
 import io.gshare.cli.operation.OperationFollower;
-import io.gshare.cli.operation.OperationRef;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.operation.OperationRef;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,7 @@ public final class CatalogueCommands {
   public static final class Offerings implements ResourceCommands.Resource {
     @Override
     public String path() {
-      return "/api/v1/offerings";
+      return ApiPaths.OFFERINGS;
     }
 
     @Override
@@ -53,7 +54,7 @@ public final class CatalogueCommands {
   public static final class Images implements ResourceCommands.Resource {
     @Override
     public String path() {
-      return "/api/v1/images";
+      return ApiPaths.IMAGES;
     }
 
     @Override
@@ -84,10 +85,10 @@ public final class CatalogueCommands {
 
       @Override
       public void run() {
-        ApiClient api = api();
-        JsonNode raw = api.post("/api/v1/images/" + ApiClient.segment(id) + "/prepull",
+        GshareClient api = api();
+        JsonNode raw = api.post(ApiPaths.image(id) + "/prepull",
             new PrepullBody(clusters.isEmpty() ? null : clusters, nodes.isEmpty() ? null : nodes));
-        OperationRef operation = ApiClient.convert(raw, PrepullAccepted.class).operation();
+        OperationRef operation = GshareClient.convert(raw, PrepullAccepted.class).operation();
         OperationFollower.followOrAnnounce(env(), api, operation, wait, timeout);
         print(raw, () -> Table.of("IMAGE", "OPERATION").row(id, operation == null ? null : operation.id()));
       }
@@ -103,7 +104,7 @@ public final class CatalogueCommands {
   public static final class NodePools implements ResourceCommands.Resource {
     @Override
     public String path() {
-      return "/api/v1/node-pools";
+      return ApiPaths.NODE_POOLS;
     }
 
     @Override
@@ -122,7 +123,7 @@ public final class CatalogueCommands {
 
       @Override
       public void run() {
-        JsonNode raw = api().put("/api/v1/node-pools/" + ApiClient.segment(id) + "/nodes", new PoolNodes(nodes));
+        JsonNode raw = api().put(ApiPaths.nodePool(id) + "/nodes", new PoolNodes(nodes));
         print(raw, () -> Table.of("POOL", "NODES").row(id, String.join(",", nodes)));
       }
     }
@@ -137,7 +138,7 @@ public final class CatalogueCommands {
   public static final class StoragePools implements ResourceCommands.Resource {
     @Override
     public String path() {
-      return "/api/v1/storage/pools";
+      return ApiPaths.STORAGE_POOLS;
     }
 
     @Override
@@ -157,7 +158,7 @@ public final class CatalogueCommands {
   public static final class Users implements ResourceCommands.Resource {
     @Override
     public String path() {
-      return "/api/v1/users";
+      return ApiPaths.USERS;
     }
 
     @Override
@@ -175,7 +176,7 @@ public final class CatalogueCommands {
   public static final class Policies {
 
     static String path(String team) {
-      return team == null ? "/api/v1/policies/default" : "/api/v1/teams/" + ApiClient.segment(team) + "/policy";
+      return team == null ? ApiPaths.DEFAULT_POLICY : ApiPaths.teamPolicy(team);
     }
 
     static Table table(JsonNode policy) {

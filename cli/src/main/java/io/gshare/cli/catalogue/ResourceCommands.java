@@ -2,9 +2,9 @@ package io.gshare.cli.catalogue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.Json;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +55,7 @@ final class ResourceCommands {
     }
 
     String one(String id) {
-      return resource().path() + "/" + ApiClient.segment(id);
+      return resource().path() + "/" + ApiPaths.segment(id);
     }
 
     void show(JsonNode raw) {

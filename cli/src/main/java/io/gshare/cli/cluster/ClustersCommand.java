@@ -3,10 +3,12 @@ package io.gshare.cli.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.operation.OperationFollower;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.cluster.Cluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +27,6 @@ import picocli.CommandLine.Parameters;
         ClustersCommand.Test.class, ClustersCommand.RotateToken.class, ClustersCommand.Detach.class})
 public final class ClustersCommand {
 
-  static final String PATH = "/api/v1/clusters";
 
   static Table table(List<Cluster> clusters) {
     Table table = Table.of("ID", "NAME", "STATUS", "NODES", "GPUS", "SESSION DOMAIN", "WORKER SEEN");
@@ -36,11 +37,11 @@ public final class ClustersCommand {
   }
 
   /** A cluster named by id ({@code clu_...}) or by name. */
-  static String resolve(ApiClient api, String idOrName) {
+  static String resolve(GshareClient api, String idOrName) {
     if (idOrName.startsWith("clu_")) {
       return idOrName;
     }
-    List<Cluster> named = api.get(PATH, Cluster.ClusterList.class).items().stream()
+    List<Cluster> named = api.get(ApiPaths.CLUSTERS, Cluster.ClusterList.class).items().stream()
         .filter(c -> idOrName.equals(c.name())).toList();
     if (named.size() != 1) {
       throw new CliException(named.isEmpty() ? "no cluster named '" + idOrName + "' (gshare clusters list)"
@@ -56,13 +57,13 @@ public final class ClustersCommand {
         description = "how long --wait waits (ISO-8601, default ${DEFAULT-VALUE})")
     Duration timeout;
 
-    void accepted(ApiClient api, JsonNode raw) {
-      Cluster.Accepted accepted = ApiClient.convert(raw, Cluster.Accepted.class);
+    void accepted(GshareClient api, JsonNode raw) {
+      Cluster.Accepted accepted = GshareClient.convert(raw, Cluster.Accepted.class);
       OperationFollower.followOrAnnounce(env(), api, accepted.operation(), wait, timeout);
       if (wait && accepted.operation() != null) {
         // Followed to its end: show the cluster as it is now, not as the request found it.
-        JsonNode now = api.get(PATH + "/" + ApiClient.segment(accepted.cluster().id()));
-        print(now, () -> table(List.of(ApiClient.convert(now, Cluster.class))));
+        JsonNode now = api.get(ApiPaths.cluster(accepted.cluster().id()));
+        print(now, () -> table(List.of(GshareClient.convert(now, Cluster.class))));
       } else {
         print(raw, () -> table(List.of(accepted.cluster())));
       }
@@ -76,8 +77,8 @@ public final class ClustersCommand {
 
     @Override
     public void run() {
-      JsonNode raw = api().get(ApiClient.query(PATH, "include_detached", all ? "true" : null));
-      print(raw, () -> table(ApiClient.convert(raw, Cluster.ClusterList.class).items()));
+      JsonNode raw = api().get(ApiPaths.query(ApiPaths.CLUSTERS, "include_detached", all ? "true" : null));
+      print(raw, () -> table(GshareClient.convert(raw, Cluster.ClusterList.class).items()));
     }
   }
 
@@ -88,9 +89,9 @@ public final class ClustersCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
-      JsonNode raw = api.get(PATH + "/" + ApiClient.segment(resolve(api, cluster)));
-      print(raw, () -> table(List.of(ApiClient.convert(raw, Cluster.class))));
+      GshareClient api = api();
+      JsonNode raw = api.get(ApiPaths.cluster(resolve(api, cluster)));
+      print(raw, () -> table(List.of(GshareClient.convert(raw, Cluster.class))));
     }
   }
 
@@ -112,13 +113,13 @@ public final class ClustersCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       if (existing != null) {
         if (name != null || kubeconfig != null) {
           throw new picocli.CommandLine.ParameterException(spec.commandLine(),
               "attach an existing cluster by its name or id alone, or a new one with --name and --kubeconfig");
         }
-        accepted(api, api.post(PATH + "/" + ApiClient.segment(resolve(api, existing)) + "/attach", null));
+        accepted(api, api.post(ApiPaths.cluster(resolve(api, existing)) + "/attach", null));
         return;
       }
       if (name == null || kubeconfig == null) {
@@ -131,7 +132,7 @@ public final class ClustersCommand {
       } catch (IOException e) {
         throw new CliException("cannot read the kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
       }
-      accepted(api, api.post(PATH, new Cluster.NewCluster(name, config, sessionDomain, ingressNode,
+      accepted(api, api.post(ApiPaths.CLUSTERS, new Cluster.NewCluster(name, config, sessionDomain, ingressNode,
           checkpointRegistry, null)));
     }
   }
@@ -144,9 +145,9 @@ public final class ClustersCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
-      JsonNode raw = api.post(PATH + "/" + ApiClient.segment(resolve(api, cluster)) + "/connection-test", Map.of());
-      Cluster.ConnectionTest test = ApiClient.convert(raw, Cluster.ConnectionTest.class);
+      GshareClient api = api();
+      JsonNode raw = api.post(ApiPaths.cluster(resolve(api, cluster)) + "/connection-test", Map.of());
+      Cluster.ConnectionTest test = GshareClient.convert(raw, Cluster.ConnectionTest.class);
       print(raw, () -> {
         Table table = Table.of("CHECK", "OK");
         new TreeMap<>(test.checks()).forEach((check, ok) -> table.row(check, Boolean.TRUE.equals(ok) ? "yes" : "NO"));
@@ -171,8 +172,8 @@ public final class ClustersCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
-      accepted(api, api.post(PATH + "/" + ApiClient.segment(resolve(api, cluster)) + "/rotate-token", null));
+      GshareClient api = api();
+      accepted(api, api.post(ApiPaths.cluster(resolve(api, cluster)) + "/rotate-token", null));
     }
   }
 
@@ -184,8 +185,8 @@ public final class ClustersCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
-      accepted(api, api.delete(PATH + "/" + ApiClient.segment(resolve(api, cluster))));
+      GshareClient api = api();
+      accepted(api, api.delete(ApiPaths.cluster(resolve(api, cluster))));
     }
   }
 }

@@ -1,14 +1,13 @@
 package io.gshare.cli.credit;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.credit.Credits;
 import java.math.BigDecimal;
-import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import picocli.CommandLine.Command;
@@ -25,22 +24,11 @@ public final class CreditsCommand extends CliCommand implements Runnable {
   @Option(names = "--user", paramLabel = "ID", description = "admins: this user's credits") String user;
   @Option(names = "--limit", defaultValue = "20", description = "ledger entries to show (default ${DEFAULT-VALUE})") int limit;
 
-  @JsonIgnoreProperties(ignoreUnknown = true)
-  record Credits(String userId, String accountId, BigDecimal balance, List<Entry> entries) {}
-
-  @JsonIgnoreProperties(ignoreUnknown = true)
-  record Entry(Long id, BigDecimal amount, String kind, String sessionId, String description, Instant createdAt) {}
-
-  /** {@code POST /api/v1/credits/grants}'s body. */
-  record GrantBody(String userId, BigDecimal amount, String description, String idempotencyKey) {}
-
-  @JsonIgnoreProperties(ignoreUnknown = true)
-  record Granted(Long entryId, boolean created, BigDecimal balance) {}
 
   @Override
   public void run() {
-    JsonNode raw = api().get(ApiClient.query("/api/v1/credits", "user_id", user, "limit", limit));
-    Credits credits = ApiClient.convert(raw, Credits.class);
+    JsonNode raw = api().get(ApiPaths.query(ApiPaths.CREDITS, "user_id", user, "limit", limit));
+    Credits.Account credits = GshareClient.convert(raw, Credits.Account.class);
     print(raw, () -> {
       Table table = Table.of("WHEN", "AMOUNT", "KIND", "SESSION", "DESCRIPTION");
       credits.entries().forEach(e -> table.row(e.createdAt(), e.amount(), e.kind(), e.sessionId(), e.description()));
@@ -64,9 +52,9 @@ public final class CreditsCommand extends CliCommand implements Runnable {
     @Override
     public void run() {
       String idempotencyKey = key == null ? "cli-" + UUID.randomUUID() : key;
-      JsonNode raw = api().post("/api/v1/credits/grants", new GrantBody(user, amount, description, idempotencyKey),
+      JsonNode raw = api().post(ApiPaths.CREDIT_GRANTS, new Credits.Grant(user, amount, description, idempotencyKey),
           Map.of("Idempotency-Key", idempotencyKey));
-      Granted granted = ApiClient.convert(raw, Granted.class);
+      Credits.Granted granted = GshareClient.convert(raw, Credits.Granted.class);
       print(raw, () -> Table.of("ENTRY", "BOOKED", "BALANCE").row(granted.entryId(),
           granted.created() ? "yes" : "no (already booked with this key)", granted.balance()));
     }

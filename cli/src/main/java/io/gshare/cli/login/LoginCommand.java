@@ -2,8 +2,8 @@ package io.gshare.cli.login;
 
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.config.CliConfig;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
+import io.gshare.client.user.Me;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -67,7 +67,7 @@ public final class LoginCommand extends CliCommand implements Runnable {
       credential = issued.token();
       expiresAt = issued.expiresAt();
     }
-    Me me = new ApiClient(base, credential).get("/api/v1/users/me", Me.class);
+    Me me = CliCommand.client(base, credential).users().me();
     env().config().save(config.with(contextName, new CliConfig.Context(base.toString(), credential, me.email(),
         expiresAt), true));
     note("signed in to " + base + " as " + me.email() + " (" + me.role() + "); context '" + contextName + "' is current");

@@ -2,8 +2,8 @@ package io.gshare.cli.login;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.sun.net.httpserver.HttpServer;
+import io.gshare.cli.CliCommand;
 import io.gshare.cli.CliEnv;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -81,7 +81,7 @@ final class LoopbackSignIn {
       err.println("  " + page);
       err.flush();
       Map<String, String> answer = callback.get(timeout.toSeconds(), TimeUnit.SECONDS);
-      return new ApiClient(server, null).post("/auth/cli/token",
+      return CliCommand.client(server, null).post("/auth/cli/token",
           new TokenRequest(answer.get("code"), verifier, hostname()), CliToken.class);
     } catch (TimeoutException e) {
       throw new CliException("no sign-in arrived within " + timeout.toMinutes() + " min; run gshare login again", e);

@@ -2,8 +2,10 @@ package io.gshare.cli.login;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.user.Me;
 import picocli.CommandLine.Command;
 
 /** {@code gshare whoami}: who the current context signs in as. */
@@ -13,9 +15,9 @@ public final class WhoamiCommand extends CliCommand implements Runnable {
 
   @Override
   public void run() {
-    ApiClient api = api();
-    JsonNode raw = api.get("/api/v1/users/me");
-    Me me = ApiClient.convert(raw, Me.class);
+    GshareClient api = api();
+    JsonNode raw = api.get(ApiPaths.ME);
+    Me me = GshareClient.convert(raw, Me.class);
     print(raw, () -> Table.of("SERVER", "USER", "ID", "ROLE", "TEAM").row(api.server(), me.email(), me.id(), me.role(),
         me.teamId()));
   }

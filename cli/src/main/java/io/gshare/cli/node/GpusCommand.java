@@ -2,8 +2,10 @@ package io.gshare.cli.node;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.node.Node;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -23,10 +25,10 @@ public final class GpusCommand {
 
     @Override
     public void run() {
-      JsonNode raw = api().get(ApiClient.query("/api/v1/gpus", "model", model, "node_id", node, "cluster_id", cluster));
+      JsonNode raw = api().get(ApiPaths.query(ApiPaths.GPUS, "model", model, "node_id", node, "cluster_id", cluster));
       print(raw, () -> {
         Table table = Table.of("UUID", "MODEL", "NODE", "INDEX", "HEALTHY", "CORDONED");
-        ApiClient.convert(raw, Node.GpuList.class).items().forEach(g -> table.row(g.uuid(), g.model(), g.hostname(),
+        GshareClient.convert(raw, Node.GpuList.class).items().forEach(g -> table.row(g.uuid(), g.model(), g.hostname(),
             g.index(), Boolean.TRUE.equals(g.healthy()) ? "yes" : "NO", Boolean.TRUE.equals(g.cordoned()) ? "yes" : "no"));
         return table;
       });
@@ -37,7 +39,7 @@ public final class GpusCommand {
     @Parameters(paramLabel = "GPU_UUID") String uuid;
 
     void post(String action) {
-      JsonNode raw = api().post("/api/v1/gpus/" + ApiClient.segment(uuid) + "/" + action, null);
+      JsonNode raw = api().post(ApiPaths.gpu(uuid) + "/" + action, null);
       print(raw, () -> Table.of("GPU", "DONE").row(uuid, action));
     }
   }

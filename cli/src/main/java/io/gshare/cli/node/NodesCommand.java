@@ -3,9 +3,11 @@ package io.gshare.cli.node;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
 import io.gshare.cli.operation.OperationFollower;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.node.Node;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -19,14 +21,13 @@ import picocli.CommandLine.Parameters;
         NodesCommand.Delete.class})
 public final class NodesCommand {
 
-  static final String PATH = "/api/v1/nodes";
 
   /** A node named by id ({@code nod_...}) or by hostname. */
-  static String resolve(ApiClient api, String idOrHostname) {
+  static String resolve(GshareClient api, String idOrHostname) {
     if (idOrHostname.startsWith("nod_")) {
       return idOrHostname;
     }
-    List<Node> named = api.get(PATH, Node.NodeList.class).items().stream()
+    List<Node> named = api.get(ApiPaths.NODES, Node.NodeList.class).items().stream()
         .filter(n -> idOrHostname.equals(n.hostname())).toList();
     if (named.size() != 1) {
       throw new CliException(named.isEmpty() ? "no node with hostname '" + idOrHostname + "' (gshare nodes list)"
@@ -42,8 +43,8 @@ public final class NodesCommand {
         description = "how long --wait waits (ISO-8601, default ${DEFAULT-VALUE})")
     Duration timeout;
 
-    void accepted(ApiClient api, JsonNode raw) {
-      Node.Accepted accepted = ApiClient.convert(raw, Node.Accepted.class);
+    void accepted(GshareClient api, JsonNode raw) {
+      Node.Accepted accepted = GshareClient.convert(raw, Node.Accepted.class);
       OperationFollower.followOrAnnounce(env(), api, accepted.operation(), wait, timeout);
       print(raw, () -> Table.of("NODE", "HOSTNAME", "CLUSTER", "OPERATION").row(accepted.node().nodeId(),
           accepted.node().hostname(), accepted.node().clusterId(), accepted.operation().id()));
@@ -60,11 +61,11 @@ public final class NodesCommand {
 
     @Override
     public void run() {
-      JsonNode raw = api().get(ApiClient.query(PATH, "cluster_id", cluster, "pool_id", pool, "liveness", liveness,
+      JsonNode raw = api().get(ApiPaths.query(ApiPaths.NODES, "cluster_id", cluster, "pool_id", pool, "liveness", liveness,
           "include_removed", removed ? "true" : null));
       print(raw, () -> {
         Table table = Table.of("ID", "HOSTNAME", "CLUSTER", "LIVENESS", "MODE", "SCHEDULABLE", "DRAIN", "GPUS");
-        ApiClient.convert(raw, Node.NodeList.class).items().forEach(n -> table.row(n.id(), n.hostname(),
+        GshareClient.convert(raw, Node.NodeList.class).items().forEach(n -> table.row(n.id(), n.hostname(),
             n.clusterId(), n.liveness(), n.gpuMode(), Boolean.TRUE.equals(n.schedulable()) ? "yes" : "no",
             n.drainState(), n.gpus().isEmpty() ? "0" : n.gpus().size() + "x " + n.gpus().get(0).model()));
         return table;
@@ -83,8 +84,8 @@ public final class NodesCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
-      accepted(api, api.post(PATH + "/" + ApiClient.segment(resolve(api, node)) + "/drain",
+      GshareClient api = api();
+      accepted(api, api.post(ApiPaths.node(resolve(api, node)) + "/drain",
           new Node.DrainBody(mode, deadline, reason)));
     }
   }
@@ -95,8 +96,8 @@ public final class NodesCommand {
   static final class Uncordon extends Operating implements Runnable {
     @Override
     public void run() {
-      ApiClient api = api();
-      accepted(api, api.post(PATH + "/" + ApiClient.segment(resolve(api, node)) + "/uncordon", null));
+      GshareClient api = api();
+      accepted(api, api.post(ApiPaths.node(resolve(api, node)) + "/uncordon", null));
     }
   }
 
@@ -109,9 +110,9 @@ public final class NodesCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       String id = resolve(api, node);
-      api.delete(PATH + "/" + ApiClient.segment(id));
+      api.delete(ApiPaths.node(id));
       note("node " + id + " deleted");
     }
   }

@@ -1,19 +1,22 @@
 package io.gshare.cli.operation;
 
 import io.gshare.cli.CliEnv;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.operation.Operation;
+import io.gshare.client.operation.OperationRef;
 import java.time.Duration;
 import java.time.Instant;
 
 /** Follows a long operation to its end, showing its steps as they move; a failed operation is a failed command. */
 public final class OperationFollower {
 
-  private final ApiClient api;
+  private final GshareClient api;
   private final Duration poll;
   private final StepsPrinter printer;
 
-  public OperationFollower(ApiClient api, Duration poll, StepsPrinter printer) {
+  public OperationFollower(GshareClient api, Duration poll, StepsPrinter printer) {
     this.api = api;
     this.poll = poll;
     this.printer = printer;
@@ -22,7 +25,7 @@ public final class OperationFollower {
   public Operation follow(String operationId, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
     while (true) {
-      Operation operation = api.get("/api/v1/operations/" + ApiClient.segment(operationId), Operation.class);
+      Operation operation = api.get(ApiPaths.operation(operationId), Operation.class);
       printer.show(operation.kind() + " " + operation.objectId(), operation.steps());
       if (!operation.running()) {
         if (!Operation.COMPLETED.equals(operation.status())) {
@@ -45,7 +48,7 @@ public final class OperationFollower {
    * What a command that started an operation does with it: with {@code --wait}, follows its steps to the end;
    * otherwise says (on stderr) how to follow it later. Nothing when no operation was started.
    */
-  public static void followOrAnnounce(CliEnv env, ApiClient api, OperationRef operation, boolean wait,
+  public static void followOrAnnounce(CliEnv env, GshareClient api, OperationRef operation, boolean wait,
       Duration timeout) {
     if (operation == null) {
       return;

@@ -2,9 +2,12 @@ package io.gshare.cli.operation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.OutputFormat;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.operation.Operation;
+import io.gshare.client.operation.OperationList;
 import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,12 +29,12 @@ public final class OperationsCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       if (wait) {
         new OperationFollower(api, env().pollInterval(), new StepsPrinter(terminal())).follow(id, timeout);
       }
-      JsonNode raw = api.get("/api/v1/operations/" + ApiClient.segment(id));
-      Operation operation = ApiClient.convert(raw, Operation.class);
+      JsonNode raw = api.get(ApiPaths.operation(id));
+      Operation operation = GshareClient.convert(raw, Operation.class);
       print(raw, () -> {
         Table table = Table.of("STEP", "STATUS", "DETAIL");
         operation.steps().forEach(s -> table.row(s.name(), s.status(), s.detail()));
@@ -60,9 +63,9 @@ public final class OperationsCommand {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(),
             "--object must be KIND/ID, e.g. session/ses_0f3a (was '" + object + "')");
       }
-      JsonNode raw = api().get(ApiClient.query("/api/v1/operations", "object_kind", object.substring(0, slash),
+      JsonNode raw = api().get(ApiPaths.query(ApiPaths.OPERATIONS, "object_kind", object.substring(0, slash),
           "object_id", object.substring(slash + 1)));
-      OperationList list = ApiClient.convert(raw, OperationList.class);
+      OperationList list = GshareClient.convert(raw, OperationList.class);
       print(raw, () -> {
         Table table = Table.of("OPERATION", "TYPE", "STATUS", "STARTED", "ENDED");
         list.items().forEach(o -> table.row(o.id(), o.type(), o.status(), o.startedAt(), o.endedAt()));

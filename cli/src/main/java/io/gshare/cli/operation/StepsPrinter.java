@@ -1,6 +1,7 @@
 package io.gshare.cli.operation;
 
 import io.gshare.cli.support.Terminal;
+import io.gshare.client.operation.Step;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,8 +2,11 @@ package io.gshare.cli.session;
 
 import io.gshare.cli.operation.OperationFollower;
 import io.gshare.cli.operation.StepsPrinter;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.session.Session;
+import io.gshare.client.session.SessionDetail;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -12,11 +15,11 @@ import java.util.stream.Collectors;
 /** Waits for a session to reach a state, showing the steps of the command its workflow carries out meanwhile. */
 final class SessionWatcher {
 
-  private final ApiClient api;
+  private final GshareClient api;
   private final Duration poll;
   private final StepsPrinter printer;
 
-  SessionWatcher(ApiClient api, Duration poll, StepsPrinter printer) {
+  SessionWatcher(GshareClient api, Duration poll, StepsPrinter printer) {
     this.api = api;
     this.poll = poll;
     this.printer = printer;
@@ -25,7 +28,7 @@ final class SessionWatcher {
   SessionDetail until(String id, Set<Session.State> wanted, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
     while (true) {
-      SessionDetail detail = api.get("/api/v1/sessions/" + ApiClient.segment(id), SessionDetail.class);
+      SessionDetail detail = api.get(ApiPaths.session(id), SessionDetail.class);
       if (detail.operation() != null && !detail.operation().steps().isEmpty()) {
         printer.show("session " + id + " (" + detail.operation().kind() + ")", detail.operation().steps());
       }

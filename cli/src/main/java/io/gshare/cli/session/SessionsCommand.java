@@ -3,12 +3,17 @@ package io.gshare.cli.session;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gshare.cli.CliCommand;
-import io.gshare.cli.operation.OperationList;
 import io.gshare.cli.operation.StepsPrinter;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.CliException;
 import io.gshare.cli.support.Json;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.operation.OperationList;
+import io.gshare.client.session.NewSession;
+import io.gshare.client.session.Session;
+import io.gshare.client.session.SessionDetail;
+import io.gshare.client.session.SessionList;
 import java.net.URI;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -26,10 +31,9 @@ import picocli.CommandLine.Parameters;
         SessionsCommand.Open.class, SessionsCommand.Wait.class, SessionsCommand.Logs.class})
 public final class SessionsCommand {
 
-  static final String PATH = "/api/v1/sessions";
 
   static String path(String id) {
-    return PATH + "/" + ApiClient.segment(id);
+    return ApiPaths.session(id);
   }
 
   /** The one-row table every session command prints. */
@@ -52,13 +56,13 @@ public final class SessionsCommand {
     Duration timeout;
 
     /** Prints the session, after waiting for {@code wanted} when asked to. */
-    void finish(ApiClient api, String id, JsonNode answer, Set<Session.State> wanted) {
+    void finish(GshareClient api, String id, JsonNode answer, Set<Session.State> wanted) {
       JsonNode shown = answer;
       if (wait) {
         new SessionWatcher(api, env().pollInterval(), new StepsPrinter(terminal())).until(id, wanted, timeout);
         shown = api.get(path(id));
       }
-      SessionDetail detail = ApiClient.convert(shown, SessionDetail.class);
+      SessionDetail detail = GshareClient.convert(shown, SessionDetail.class);
       print(shown, () -> table(List.of(detail.session())));
     }
   }
@@ -81,9 +85,9 @@ public final class SessionsCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
-      JsonNode created = api.post(PATH, new NewSession(offering, image, volume, name, cluster));
-      String id = ApiClient.convert(created, SessionDetail.class).session().id();
+      GshareClient api = api();
+      JsonNode created = api.post(ApiPaths.SESSIONS, new NewSession(offering, image, volume, name, cluster));
+      String id = GshareClient.convert(created, SessionDetail.class).session().id();
       if (wait) {
         note("session " + id + " created; waiting until it runs");
       }
@@ -105,9 +109,9 @@ public final class SessionsCommand {
 
     @Override
     public void run() {
-      JsonNode raw = api().get(ApiClient.query(PATH, "state", state, "cluster_id", cluster, "node_id", node,
+      JsonNode raw = api().get(ApiPaths.query(ApiPaths.SESSIONS, "state", state, "cluster_id", cluster, "node_id", node,
           "user_id", user, "limit", limit));
-      SessionList list = ApiClient.convert(raw, SessionList.class);
+      SessionList list = GshareClient.convert(raw, SessionList.class);
       print(raw, () -> table(list.items()));
     }
   }
@@ -121,7 +125,7 @@ public final class SessionsCommand {
     @Override
     public void run() {
       JsonNode raw = api().get(path(id));
-      SessionDetail detail = ApiClient.convert(raw, SessionDetail.class);
+      SessionDetail detail = GshareClient.convert(raw, SessionDetail.class);
       print(raw, () -> {
         Session s = detail.session();
         Table table = Table.of("FIELD", "VALUE")
@@ -151,7 +155,7 @@ public final class SessionsCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       finish(api, id, api.post(path(id) + "/pause", null), EnumSet.of(Session.State.PAUSED));
     }
   }
@@ -164,7 +168,7 @@ public final class SessionsCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       finish(api, id, api.post(path(id) + "/resume", null), EnumSet.of(Session.State.RUNNING));
     }
   }
@@ -177,7 +181,7 @@ public final class SessionsCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       finish(api, id, api.delete(path(id)), EnumSet.of(Session.State.TERMINATED));
     }
   }
@@ -219,10 +223,10 @@ public final class SessionsCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       new SessionWatcher(api, env().pollInterval(), new StepsPrinter(terminal())).until(id, EnumSet.of(state), timeout);
       JsonNode raw = api.get(path(id));
-      print(raw, () -> table(List.of(ApiClient.convert(raw, SessionDetail.class).session())));
+      print(raw, () -> table(List.of(GshareClient.convert(raw, SessionDetail.class).session())));
     }
   }
 
@@ -235,11 +239,11 @@ public final class SessionsCommand {
 
     @Override
     public void run() {
-      ApiClient api = api();
+      GshareClient api = api();
       JsonNode detailRaw = api.get(path(id));
-      SessionDetail detail = ApiClient.convert(detailRaw, SessionDetail.class);
-      JsonNode runsRaw = api.get(ApiClient.query("/api/v1/operations", "object_kind", "session", "object_id", id));
-      OperationList runs = ApiClient.convert(runsRaw, OperationList.class);
+      SessionDetail detail = GshareClient.convert(detailRaw, SessionDetail.class);
+      JsonNode runsRaw = api.get(ApiPaths.query(ApiPaths.OPERATIONS, "object_kind", "session", "object_id", id));
+      OperationList runs = GshareClient.convert(runsRaw, OperationList.class);
       ObjectNode all = Json.MAPPER.createObjectNode();
       all.put("session_id", id);
       all.set("operation", detailRaw.path("operation"));

@@ -2,8 +2,10 @@ package io.gshare.cli.volume;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gshare.cli.CliCommand;
-import io.gshare.cli.support.ApiClient;
 import io.gshare.cli.support.Table;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.GshareClient;
+import io.gshare.client.volume.Volume;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,7 +18,6 @@ import picocli.CommandLine.Parameters;
         VolumesCommand.Delete.class, VolumesCommand.Restore.class, VolumesCommand.Expand.class})
 public final class VolumesCommand {
 
-  static final String PATH = "/api/v1/volumes";
 
   static Table table(List<Volume> volumes) {
     Table table = Table.of("ID", "NAME", "SIZE", "USED", "STATUS", "POOL", "RECLAIM AFTER");
@@ -30,11 +31,11 @@ public final class VolumesCommand {
     @Parameters(paramLabel = "VOLUME_ID") String id;
 
     String path() {
-      return PATH + "/" + ApiClient.segment(id);
+      return ApiPaths.volume(id);
     }
 
     void show(JsonNode raw) {
-      print(raw, () -> table(List.of(ApiClient.convert(raw, Volume.class))));
+      print(raw, () -> table(List.of(GshareClient.convert(raw, Volume.class))));
     }
   }
 
@@ -47,8 +48,8 @@ public final class VolumesCommand {
 
     @Override
     public void run() {
-      JsonNode raw = api().post(PATH, new Volume.NewVolume(name, size, pool));
-      print(raw, () -> table(List.of(ApiClient.convert(raw, Volume.class))));
+      JsonNode raw = api().post(ApiPaths.VOLUMES, new Volume.NewVolume(name, size, pool));
+      print(raw, () -> table(List.of(GshareClient.convert(raw, Volume.class))));
     }
   }
 
@@ -59,8 +60,8 @@ public final class VolumesCommand {
 
     @Override
     public void run() {
-      JsonNode raw = api().get(ApiClient.query(PATH, "user_id", user));
-      print(raw, () -> table(ApiClient.convert(raw, Volume.VolumeList.class).items()));
+      JsonNode raw = api().get(ApiPaths.query(ApiPaths.VOLUMES, "user_id", user));
+      print(raw, () -> table(GshareClient.convert(raw, Volume.VolumeList.class).items()));
     }
   }
 

@@ -3,6 +3,7 @@ package io.gshare.cli.operation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gshare.cli.support.Terminal;
+import io.gshare.client.operation.Step;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;

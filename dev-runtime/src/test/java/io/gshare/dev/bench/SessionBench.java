@@ -1,19 +1,23 @@
 package io.gshare.dev.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gshare.dev.ApiClient;
+import io.gshare.client.GshareClient;
+import io.gshare.client.catalogue.Catalogue;
+import io.gshare.client.credit.Credits;
+import io.gshare.client.session.NewSession;
+import io.gshare.client.user.Users;
 import io.gshare.dev.DevRuntime;
 import io.gshare.dev.DevRuntimeOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.net.ServerSocket;
-import java.net.http.HttpClient;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -83,8 +87,6 @@ public final class SessionBench {
   }
 
   static void run(List<Integer> steps, int perUser) throws Exception {
-    ObjectMapper json = new ObjectMapper();
-    HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(16)).build();
     DevRuntimeOptions options = DevRuntimeOptions.parse(new String[] {
         "--http-port", String.valueOf(freePort()), "--temporal-port", String.valueOf(freePort()),
         "--temporal-ui-port", String.valueOf(freePort()), "--management-port", String.valueOf(freePort()),
@@ -102,19 +104,18 @@ public final class SessionBench {
       System.out.println("(no /proc here: CPU figures are zero)");
     }
     try (DevRuntime runtime = DevRuntime.start(options)) {
-      ApiClient api = new ApiClient(runtime.apiUrl(), Duration.ofMinutes(2));
-      String admin = runtime.adminToken();
-      String offering = api.call("POST", "/api/v1/offerings", admin,
-          "{\"name\":\"bench-slice\",\"gpu_model\":\"NVIDIA A100-SXM4-40GB\",\"mode\":\"fractional\","
-              + "\"gpumem_mib\":4096,\"gpucores_percent\":10,\"price_per_hour\":1}").get("id").asText();
-      String image = api.call("POST", "/api/v1/images", admin,
-          "{\"name\":\"bench\",\"reference\":\"registry.example.com/gshare/jupyter:bench\"}").get("id").asText();
+      GshareClient api = new GshareClient(URI.create(runtime.apiUrl()), runtime.adminToken())
+          .userAgent("gshare-session-bench").timeout(Duration.ofMinutes(2));
+      String offering = api.catalogue().createOffering(new Catalogue.NewOffering("bench-slice",
+          "NVIDIA A100-SXM4-40GB", "fractional", null, 4096, 10, BigDecimal.ONE, null)).id();
+      String image = api.catalogue().createImage(new Catalogue.NewImage("bench",
+          "registry.example.com/gshare/jupyter:bench", null, null, null, null)).id();
       int most = steps.stream().mapToInt(Integer::intValue).max().orElseThrow();
       List<String> tokens = new ArrayList<>();
       for (int i = 0; i < most; i++) {
-        String user = api.call("POST", "/api/v1/users", admin, "{\"email\":\"bench" + i + "@example.com\"}").get("id").asText();
-        api.call("POST", "/api/v1/credits/grants", admin, "{\"user_id\":\"" + user + "\",\"amount\":1000}");
-        tokens.add(api.call("POST", "/api/v1/users/" + user + "/tokens", admin, "{}").get("token").asText());
+        String user = api.users().create(new Users.NewUser("bench" + i + "@example.com", null, null, null)).id();
+        api.credits().grant(new Credits.Grant(user, new BigDecimal("1000"), null, null));
+        tokens.add(api.users().issueToken(user, new Users.NewToken(null, null)).token());
       }
       KubernetesClient k8s = runtime.clusters().get(0).newClient();
       WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
@@ -178,7 +179,7 @@ public final class SessionBench {
   record Step(double seconds, List<String> sessions, Map<String, List<Long>> latency, List<Long> toPod,
       List<Long> toRunning, Map<String, Double> cpu) {}
 
-  static Step step(ApiClient api, KubernetesClient k8s, List<String> tokens, int perUser, String offering, String image,
+  static Step step(GshareClient admin, KubernetesClient k8s, List<String> tokens, int perUser, String offering, String image,
       ProcessCpu cpu) throws Exception {
     Map<String, List<Long>> latency = new LinkedHashMap<>();
     for (String command : COMMANDS) {
@@ -192,11 +193,11 @@ public final class SessionBench {
     long start = System.nanoTime();
     List<Future<?>> done = new ArrayList<>();
     for (String token : tokens) {
+      GshareClient api = admin.as(token);
       done.add(pool.submit(() -> {
         for (int i = 0; i < perUser; i++) {
           long t0 = System.nanoTime();
-          String id = api.call("POST", "/api/v1/sessions", token,
-              "{\"offering_id\":\"" + offering + "\",\"image_id\":\"" + image + "\"}").at("/session/id").asText();
+          String id = api.sessions().create(new NewSession(offering, image, null, null, null)).session().id();
           latency.get("create").add(System.nanoTime() - t0);
           sessions.add(id);
           String pod = "gshare-" + id.replace('_', '-');
@@ -204,13 +205,13 @@ public final class SessionBench {
             Thread.sleep(20);
           }
           toPod.add(System.nanoTime() - t0);
-          while (!"running".equals(api.call("GET", "/api/v1/sessions/" + id, token, null).at("/session/state").asText())) {
+          while (!"running".equals(api.sessions().get(id).session().state())) {
             Thread.sleep(50);
           }
           toRunning.add(System.nanoTime() - t0);
-          timed(latency.get("pause"), () -> api.call("POST", "/api/v1/sessions/" + id + "/pause", token, "{}"));
-          timed(latency.get("resume"), () -> api.call("POST", "/api/v1/sessions/" + id + "/resume", token, "{}"));
-          timed(latency.get("terminate"), () -> api.call("DELETE", "/api/v1/sessions/" + id, token, null));
+          timed(latency.get("pause"), () -> api.sessions().pause(id));
+          timed(latency.get("resume"), () -> api.sessions().resume(id));
+          timed(latency.get("terminate"), () -> api.sessions().terminate(id));
         }
         return null;
       }));

@@ -9,6 +9,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.client.ApiCallException;
+import io.gshare.client.ApiJson;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.ApiResponse;
+import io.gshare.client.GshareClient;
+import io.gshare.client.credit.Credits;
+import io.gshare.client.node.Node;
+import io.gshare.client.session.NewSession;
+import io.gshare.client.volume.StoragePool;
+import io.gshare.client.volume.Volume;
 import io.gshare.dev.DemoCatalogue;
 import io.gshare.dev.DevRuntime;
 import io.gshare.dev.TestRuntimes;
@@ -20,13 +30,12 @@ import io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.math.BigDecimal;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,6 +95,9 @@ abstract class FaultSuite {
   String admin;
   String demo;
   DemoCatalogue.Demo catalogue;
+  /** The runtime's API as its super admin ({@link GshareClient#as} for another caller): setup, reads, {@link #send}. */
+  GshareClient api;
+  /** Only for what the API's client does not send: a body streamed without a length (scenario 18). */
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   final Map<String, String> table = Collections.synchronizedMap(new TreeMap<>());
   /** What gShare made of the current scenario's fault, for its row of the table. */
@@ -103,6 +115,7 @@ abstract class FaultSuite {
         "gshare.cluster-worker.volume-sync-interval-seconds=10");
     invariants = new Invariants(runtime, SETTLE);
     admin = runtime.adminToken();
+    api = runtime.api().timeout(Duration.ofSeconds(30));
     catalogue = runtime.demo();
     demo = Files.readString(catalogue.tokenFile()).trim();
   }
@@ -172,7 +185,7 @@ abstract class FaultSuite {
 
   /** The phase the control plane records for the volume's claim on the suite's cluster. */
   String claimPhase(String volume) throws Exception {
-    JsonNode claims = send("GET", "/api/v1/volumes/" + volume, null, admin, Map.of()).body().path("claims");
+    JsonNode claims = send("GET", ApiPaths.volume(volume), null, admin, Map.of()).body().path("claims");
     return claims.size() == 0 ? null : claims.get(0).path("phase").asText(null);
   }
 
@@ -183,7 +196,7 @@ abstract class FaultSuite {
       List<Integer> statuses = new ArrayList<>();
       while (flooding.get()) {
         long t0 = System.nanoTime();
-        statuses.add(send("GET", "/api/v1/sessions", null, demo, Map.of()).status());
+        statuses.add(send("GET", ApiPaths.SESSIONS, null, demo, Map.of()).status());
         userLatencies.add((System.nanoTime() - t0) / 1_000_000);
         Thread.sleep(50);
       }
@@ -207,7 +220,7 @@ abstract class FaultSuite {
     assertThat(served).as("a user's reads during the flood").isNotEmpty().containsOnly(200);
 
     // Creates: the default policy allows two sessions at once for the flood; a burst of 200 creates.
-    JsonNode policy = send("GET", "/api/v1/policies/default", null, admin, Map.of()).body();
+    JsonNode policy = api.catalogue().defaultPolicy();
     ObjectNode input = JSON.createObjectNode();
     for (String member : List.of("max_concurrent_sessions", "max_runtime_minutes", "max_runtime_action",
         "idle_timeout_minutes", "idle_timeout_minutes_fractional", "overflow", "placement", "min_balance_to_start",
@@ -216,7 +229,7 @@ abstract class FaultSuite {
         input.set(member, policy.get(member));
       }
     }
-    Answer limited = send("PUT", "/api/v1/policies/default", input.deepCopy().put("max_concurrent_sessions", 2)
+    Answer limited = send("PUT", ApiPaths.DEFAULT_POLICY, input.deepCopy().put("max_concurrent_sessions", 2)
         .toString(), admin, Map.of());
     assertThat(limited.status()).as(limited.body().toString()).isEqualTo(200);
     List<Answer> creates;
@@ -226,14 +239,14 @@ abstract class FaultSuite {
       Future<List<Answer>> otherUser = others.submit(() -> {
         List<Answer> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-          answers.add(send("DELETE", "/api/v1/sessions/ses_missing" + i, null, admin, Map.of()));
+          answers.add(send("DELETE", ApiPaths.session("ses_missing" + i), null, admin, Map.of()));
         }
         return answers;
       });
       creates = parallel(200, 16, i -> requestSession("fault-20-" + n.incrementAndGet(), "fractional", demo));
       otherUsers = otherUser.get();
     } finally {
-      Answer restored = send("PUT", "/api/v1/policies/default", input.toString(), admin, Map.of());
+      Answer restored = send("PUT", ApiPaths.DEFAULT_POLICY, input.toString(), admin, Map.of());
       assertThat(restored.status()).as(restored.body().toString()).isEqualTo(200);
     }
     Map<Integer, Long> createStatuses = byStatus(creates);
@@ -310,10 +323,10 @@ abstract class FaultSuite {
    * alone, without waiting for 64 MiB. Only the status line is read.
    */
   String declaredOversizedReport() throws Exception {
-    URI api = URI.create(runtime.apiUrl());
-    try (Socket socket = new Socket(api.getHost(), api.getPort())) {
+    URI server = URI.create(runtime.apiUrl());
+    try (Socket socket = new Socket(server.getHost(), server.getPort())) {
       socket.setSoTimeout(10_000);
-      String head = "POST /internal/v1/inventory HTTP/1.1\r\nHost: " + api.getHost() + "\r\nAuthorization: Bearer "
+      String head = "POST /internal/v1/inventory HTTP/1.1\r\nHost: " + server.getHost() + "\r\nAuthorization: Bearer "
           + operatorToken() + "\r\nContent-Type: application/json\r\nContent-Length: " + (64L * 1024 * 1024 + 1)
           + "\r\n\r\n{";
       socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
@@ -347,7 +360,7 @@ abstract class FaultSuite {
 
   /** Attaches the cluster again and waits for the attach to complete. */
   void reattach(String clusterId) throws Exception {
-    Answer attach = send("POST", "/api/v1/clusters/" + clusterId + "/attach", "{}", admin, Map.of());
+    Answer attach = send("POST", ApiPaths.cluster(clusterId) + "/attach", "{}", admin, Map.of());
     assertThat(attach.status()).as(attach.body().toString()).isEqualTo(202);
     assertThat(awaitOperation(attach.body().at("/operation/id").asText(), Duration.ofMinutes(3))).isEqualTo("completed");
   }
@@ -366,16 +379,8 @@ abstract class FaultSuite {
 
   /** A volume of the demo user with a claim on the cluster: a session mounted it and ended. */
   String volumeWithClaim(String name, String pool) throws Exception {
-    Answer volume = send("POST", "/api/v1/volumes", "{\"name\":\"" + name + "\",\"size_gb\":1,\"pool_id\":\"" + pool
-        + "\"}", demo, Map.of());
-    assertThat(volume.status()).as(volume.body().toString()).isEqualTo(201);
-    String id = volume.body().path("id").asText();
-    String offering = catalogue.offerings().stream().filter(o -> "fractional".equals(o.mode())).findFirst().orElseThrow()
-        .id();
-    Answer session = send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + catalogue.imageId() + "\",\"volume_id\":\"" + id + "\",\"name\":\"" + name + "\"}", demo, Map.of());
-    assertThat(session.status()).as(session.body().toString()).isEqualTo(202);
-    String sessionId = session.body().at("/session/id").asText();
+    String id = api.as(demo).volumes().create(new Volume.NewVolume(name, 1, pool)).id();
+    String sessionId = createSession(name, "fractional", demo, id);
     assertThat(awaitState(sessionId, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     terminate(sessionId);
     assertThat(claims(id)).hasSize(1);
@@ -389,16 +394,13 @@ abstract class FaultSuite {
   }
 
   String volumeStatus(String volume) throws Exception {
-    return send("GET", "/api/v1/volumes/" + volume, null, admin, Map.of()).body().path("status").asText();
+    return api.volumes().get(volume).status();
   }
 
   /** A storage pool on the suite's cluster with a capacity set by hand (the CSI capacity needs a volume sync first). */
   String manualPool(String name) throws Exception {
-    Answer pool = send("POST", "/api/v1/storage/pools", "{\"name\":\"" + name + "\",\"cluster_id\":\""
-        + runtime.clusters().get(0).id() + "\",\"storage_class\":\"gshare-data\",\"scope\":\"all\","
-        + "\"capacity_source\":\"manual\",\"manual_capacity_gb\":100}", admin, Map.of());
-    assertThat(pool.status()).as(pool.body().toString()).isEqualTo(201);
-    return pool.body().path("id").asText();
+    return api.volumes().createPool(new StoragePool.NewPool(name, runtime.clusters().get(0).id(), "gshare-data", "all",
+        null, "manual", 100, null)).id();
   }
 
   /** Adds (or takes away) a finalizer of another controller on the volume's one claim, as a backup tool would. */
@@ -449,7 +451,7 @@ abstract class FaultSuite {
     String queue = "gshare-cluster-" + runtime.clusters().get(0).id();
     Instant deadline = Instant.now().plusSeconds(60);
     while (Instant.now().isBefore(deadline)) {
-      for (JsonNode q : send("GET", "/api/v1/system", null, admin, Map.of()).body().path("task_queues")) {
+      for (JsonNode q : api.system().get().path("task_queues")) {
         if (q.path("name").asText().equals(queue)) {
           for (JsonNode poller : q.path("pollers")) {
             String identity = poller.path("identity").asText();
@@ -470,9 +472,7 @@ abstract class FaultSuite {
   }
 
   void grant(String userId, BigDecimal amount, String key) throws Exception {
-    Answer granted = send("POST", "/api/v1/credits/grants", "{\"user_id\":\"" + userId + "\",\"amount\":"
-        + amount.toPlainString() + ",\"idempotency_key\":\"" + key + "-" + userId + "\"}", admin, Map.of());
-    assertThat(granted.status()).as(granted.body().toString()).isIn(200, 201);
+    api.credits().grant(new Credits.Grant(userId, amount, null, key + "-" + userId));
   }
 
   /** The status of the node's Ready condition, as the node lifecycle controller and KWOK write it. */
@@ -484,9 +484,9 @@ abstract class FaultSuite {
   }
 
   String nodeIdOf(String hostname) throws Exception {
-    for (JsonNode n : send("GET", "/api/v1/nodes", null, admin, Map.of()).body().path("items")) {
-      if (n.path("hostname").asText().equals(hostname)) {
-        return n.path("id").asText();
+    for (Node n : api.nodes().list().items()) {
+      if (hostname.equals(n.hostname())) {
+        return n.id();
       }
     }
     throw new AssertionError("no node " + hostname);
@@ -496,10 +496,9 @@ abstract class FaultSuite {
   void awaitSchedulable(String nodeId) throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
     while (Instant.now().isBefore(deadline)) {
-      for (JsonNode n : send("GET", "/api/v1/nodes", null, admin, Map.of()).body().path("items")) {
-        if (n.path("id").asText().equals(nodeId) && n.path("schedulable").asBoolean()
-            && (n.path("drain_state").isMissingNode() || n.path("drain_state").isNull())
-            && "ready".equals(n.path("liveness").asText())) {
+      for (Node n : api.nodes().list().items()) {
+        if (nodeId.equals(n.id()) && Boolean.TRUE.equals(n.schedulable()) && n.drainState() == null
+            && "ready".equals(n.liveness())) {
           return;
         }
       }
@@ -512,7 +511,7 @@ abstract class FaultSuite {
     Instant deadline = Instant.now().plus(within);
     String status = null;
     while (Instant.now().isBefore(deadline)) {
-      status = send("GET", "/api/v1/operations/" + id, null, admin, Map.of()).body().path("status").asText();
+      status = api.operations().get(id).status();
       if (!"running".equals(status)) {
         return status;
       }
@@ -540,8 +539,7 @@ abstract class FaultSuite {
   record BigDecimalBalance(BigDecimal value) {}
 
   BigDecimalBalance balance(String userId) throws Exception {
-    return new BigDecimalBalance(send("GET", "/api/v1/credits?user_id=" + userId, null, admin, Map.of()).body()
-        .path("balance").decimalValue());
+    return new BigDecimalBalance(api.credits().of(userId).balance());
   }
 
   /** Asks for a session of the demo catalogue's offering in {@code mode} (exclusive or fractional). */
@@ -552,9 +550,8 @@ abstract class FaultSuite {
   /** @param volume the volume it mounts; null for none */
   Answer requestSession(String name, String mode, String token, String volume) throws Exception {
     String offering = catalogue.offerings().stream().filter(o -> mode.equals(o.mode())).findFirst().orElseThrow().id();
-    return send("POST", "/api/v1/sessions", "{\"offering_id\":\"" + offering + "\",\"image_id\":\""
-        + catalogue.imageId() + "\",\"name\":\"" + name + "\"" + (volume == null ? "" : ",\"volume_id\":\"" + volume + "\"")
-        + "}", token, Map.of());
+    return send("POST", ApiPaths.SESSIONS, new NewSession(offering, catalogue.imageId(), volume, name, null), token,
+        Map.of());
   }
 
   /** A session mounting {@code volume} accepted (202); its id. */
@@ -592,7 +589,7 @@ abstract class FaultSuite {
   }
 
   void terminate(String session) throws Exception {
-    send("DELETE", "/api/v1/sessions/" + session, null, demo, Map.of());
+    send("DELETE", ApiPaths.session(session), null, demo, Map.of());
     awaitState(session, List.of("terminated", "failed"), Duration.ofMinutes(2));
   }
 
@@ -600,7 +597,7 @@ abstract class FaultSuite {
     Instant deadline = Instant.now().plus(within);
     String state = null;
     while (Instant.now().isBefore(deadline)) {
-      state = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/state").asText();
+      state = api.sessions().get(session).session().state();
       if (states.contains(state)) {
         return state;
       }
@@ -609,18 +606,21 @@ abstract class FaultSuite {
     return state;
   }
 
-  Answer send(String method, String path, String body, String token, Map<String, String> headers)
-      throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(runtime.apiUrl() + path))
-        .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
+  /**
+   * {@code method path} as the holder of {@code token}, through the API client's raw door
+   * ({@link GshareClient#exchange}): whatever the server answers, error statuses included. {@code body} is sent as
+   * it is when a String (the bad-input scenarios' malformed ones), else as the API's JSON; null: no body.
+   */
+  Answer send(String method, String path, Object body, String token, Map<String, String> headers) throws Exception {
+    ApiResponse response;
+    try {
+      response = api.as(token).exchange(method, path, body, headers);
+    } catch (ApiCallException e) {
+      // A request cut off (the api killed under it) is an IOException, as the scenarios expect of the transport.
+      throw e.getCause() instanceof IOException cut ? cut : e;
     }
-    headers.forEach(request::header);
-    HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    JsonNode json = response.body().isBlank() ? JSON.nullNode() : JSON.readTree(response.body());
-    return new Answer(response.statusCode(), json, response.headers().firstValue("Content-Type").orElse(""),
+    JsonNode json = response.text().isBlank() ? JSON.nullNode() : ApiJson.MAPPER.readTree(response.body());
+    return new Answer(response.status(), json, response.contentType(),
         response.headers().firstValue("Retry-After").orElse(null));
   }
 

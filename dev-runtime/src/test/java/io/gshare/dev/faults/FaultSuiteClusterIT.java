@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.client.ApiPaths;
 import io.gshare.dev.DevRuntime;
 import io.gshare.sim.kube.ApiFault;
 import io.gshare.sim.kube.ApiFaultKind;
@@ -61,7 +62,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     String state = "running";
     boolean hasPod = false;
     while (Instant.now().isBefore(deadline)) {
-      state = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/state").asText();
+      state = send("GET", ApiPaths.session(session), null, admin, Map.of()).body().at("/session/state").asText();
       try (KubernetesClient kube = kube()) {
         hasPod = !kube.pods().inNamespace(KubeNames.SESSIONS_NAMESPACE).withLabel(LabelKeys.SESSION_ID, session)
             .list().getItems().isEmpty();
@@ -89,7 +90,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     Instant started = Instant.now();
     DevRuntime.AttachedCluster cluster = runtime.clusters().get(0);
     String pool = manualPool("fault-8");
-    String volume = send("POST", "/api/v1/volumes", "{\"name\":\"fault-8\",\"size_gb\":1,\"pool_id\":\"" + pool + "\"}",
+    String volume = send("POST", ApiPaths.VOLUMES, "{\"name\":\"fault-8\",\"size_gb\":1,\"pool_id\":\"" + pool + "\"}",
         demo, Map.of()).body().path("id").asText();
     String session = createSession("fault-8-volume", "fractional", demo, volume);
     assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
@@ -111,13 +112,13 @@ class FaultSuiteClusterIT extends FaultSuite {
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
         assertThat(claimPhase(volume)).isEqualTo("Terminating"));
 
-    assertThat(send("POST", "/api/v1/sessions/" + session + "/pause", null, demo, Map.of()).status()).isIn(200, 202);
+    assertThat(send("POST", ApiPaths.session(session) + "/pause", null, demo, Map.of()).status()).isIn(200, 202);
     assertThat(awaitState(session, List.of("paused"), Duration.ofMinutes(2))).isEqualTo("paused");
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(claims(volume)).isEmpty());
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
         assertThat(claimPhase(volume)).isEqualTo("Missing"));
 
-    assertThat(send("POST", "/api/v1/sessions/" + session + "/resume", null, demo, Map.of()).status()).isIn(200, 202);
+    assertThat(send("POST", ApiPaths.session(session) + "/resume", null, demo, Map.of()).status()).isIn(200, 202);
     assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     assertThat(claims(volume)).hasSize(1).allMatch(c -> c.getMetadata().getDeletionTimestamp() == null);
     Instant resumed = Instant.now();
@@ -148,10 +149,10 @@ class FaultSuiteClusterIT extends FaultSuite {
     Answer paused;
     try {
       created = createSession("fault-2-created", "fractional", demo);
-      paused = send("POST", "/api/v1/sessions/" + running + "/pause", null, demo, Map.of());
+      paused = send("POST", ApiPaths.session(running) + "/pause", null, demo, Map.of());
       Thread.sleep(Math.max(0, Duration.between(Instant.now(), frozen.plus(Duration.ofMinutes(2))).toMillis()));
       // Nothing was carried out on the cluster meanwhile, and nothing gave up.
-      assertThat(send("GET", "/api/v1/sessions/" + created, null, demo, Map.of()).body().at("/session/state").asText())
+      assertThat(send("GET", ApiPaths.session(created), null, demo, Map.of()).body().at("/session/state").asText())
           .isIn("pending", "creating");
     } finally {
       signal(worker, "CONT");
@@ -200,7 +201,7 @@ class FaultSuiteClusterIT extends FaultSuite {
         nextRevocation = nextRevocation.plusSeconds(15);
       }
       tokens.add(Files.readString(tokenFile).trim());
-      Instant seen = Instant.parse(send("GET", "/api/v1/clusters/" + cluster.id(), null, admin, Map.of()).body()
+      Instant seen = Instant.parse(send("GET", ApiPaths.cluster(cluster.id()), null, admin, Map.of()).body()
           .path("worker_last_seen_at").asText());
       assertThat(seen).as("the worker reports throughout").isAfter(Instant.now().minusSeconds(20));
       Thread.sleep(2_000);
@@ -240,7 +241,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     Thread.sleep(15_000);
     assertThat(workerLastSeen(cluster)).as("reports refused with the expired token").isEqualTo(lastSeen);
 
-    Answer rotation = send("POST", "/api/v1/clusters/" + cluster + "/rotate-token", null, admin, Map.of());
+    Answer rotation = send("POST", ApiPaths.cluster(cluster) + "/rotate-token", null, admin, Map.of());
     assertThat(rotation.status()).as(rotation.body().toString()).isEqualTo(202);
     String operation = rotation.body().at("/operation/id").asText();
     assertThat(awaitOperation(operation, Duration.ofMinutes(3))).as("rotation " + operation).isEqualTo("completed");
@@ -266,12 +267,12 @@ class FaultSuiteClusterIT extends FaultSuite {
     String held = volumeWithClaim("fault-17-held", pool);
     String raced = volumeWithClaim("fault-17-raced", pool);
     holdClaim(held, true);
-    assertThat(send("DELETE", "/api/v1/volumes/" + held, null, demo, Map.of()).status()).isEqualTo(202);
-    Answer deleted = send("DELETE", "/api/v1/volumes/" + raced, null, demo, Map.of());
+    assertThat(send("DELETE", ApiPaths.volume(held), null, demo, Map.of()).status()).isEqualTo(202);
+    Answer deleted = send("DELETE", ApiPaths.volume(raced), null, demo, Map.of());
     assertThat(deleted.status()).isEqualTo(202);
     Instant reclaimAfter = Instant.parse(deleted.body().path("reclaim_after").asText());
     Thread.sleep(Math.max(0, Duration.between(Instant.now(), reclaimAfter.minusSeconds(1)).toMillis()));
-    Answer restore = send("POST", "/api/v1/volumes/" + raced + "/restore", null, demo, Map.of());
+    Answer restore = send("POST", ApiPaths.volume(raced) + "/restore", null, demo, Map.of());
     assertThat(restore.status()).as(restore.body().toString()).isIn(200, 409);
 
     // The held claim is being deleted and waits on the finalizer; the volume is not reclaimed meanwhile.
@@ -289,7 +290,7 @@ class FaultSuiteClusterIT extends FaultSuite {
       Thread.sleep(5_000);
       assertThat(volumeStatus(raced)).isNotIn("deleting", "deleted", "reclaimed");
       assertThat(claims(raced)).hasSize(1).allMatch(c -> c.getMetadata().getDeletionTimestamp() == null);
-      send("DELETE", "/api/v1/volumes/" + raced, null, demo, Map.of());
+      send("DELETE", ApiPaths.volume(raced), null, demo, Map.of());
     } else {
       awaitReclaimed(raced, Duration.ofMinutes(2));
     }
@@ -335,7 +336,7 @@ class FaultSuiteClusterIT extends FaultSuite {
           .list().getItems()).hasSize(1);
     }
     Thread.sleep(5_000);
-    assertThat(send("GET", "/api/v1/sessions/" + session, null, demo, Map.of()).body().at("/session/state").asText())
+    assertThat(send("GET", ApiPaths.session(session), null, demo, Map.of()).body().at("/session/state").asText())
         .as("a failed list is not an empty one").isEqualTo("running");
     note = faults.answered().size() + " apiserver faults answered; the session ran with one pod";
     endScenario(info, started, Instant.now());
@@ -435,7 +436,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     Duration unreachableAfter = Duration.between(dropped, Instant.now());
     // While its kubelet is silent, nothing runs there.
     for (String session : sessions) {
-      assertThat(send("GET", "/api/v1/sessions/" + session, null, demo, Map.of()).body().at("/session/state").asText())
+      assertThat(send("GET", ApiPaths.session(session), null, demo, Map.of()).body().at("/session/state").asText())
           .isNotEqualTo("running");
     }
     kube.restoreNode(node);
@@ -446,7 +447,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     }
     assertThat(ends).allMatch(List.of("running", "paused", "failed")::contains);
     // The node came back as itself: one row for the hostname, ready again.
-    JsonNode nodes = send("GET", "/api/v1/nodes?cluster_id=" + runtime.clusters().get(0).id(), null, admin, Map.of())
+    JsonNode nodes = send("GET", ApiPaths.query(ApiPaths.NODES, "cluster_id", runtime.clusters().get(0).id()), null, admin, Map.of())
         .body().path("items");
     assertThat(nodes.findValuesAsText("hostname").stream().filter(node::equals)).hasSize(1);
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1))
@@ -479,7 +480,7 @@ class FaultSuiteClusterIT extends FaultSuite {
   void aDrainRacingAUsersPauseAndTheReapers(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-16");
-    String node = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/node_id").asText();
+    String node = send("GET", ApiPaths.session(session), null, admin, Map.of()).body().at("/session/node_id").asText();
     WorkflowServiceStubs temporal = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(runtime.temporalAddress()).build());
     List<Answer> answers;
@@ -487,9 +488,9 @@ class FaultSuiteClusterIT extends FaultSuite {
       SessionWorkflow reaper = WorkflowClient.newInstance(temporal)
           .newWorkflowStub(SessionWorkflow.class, WorkflowIds.session(session));
       answers = parallel(3, 3, i -> switch (i) {
-        case 0 -> send("POST", "/api/v1/nodes/" + node + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 16\"}", admin,
+        case 0 -> send("POST", ApiPaths.node(node) + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 16\"}", admin,
             Map.of());
-        case 1 -> send("POST", "/api/v1/sessions/" + session + "/pause", null, demo, Map.of());
+        case 1 -> send("POST", ApiPaths.session(session) + "/pause", null, demo, Map.of());
         default -> {
           reaper.idle("idle for 30 minutes by hami (fault 16)");
           yield new Answer(0, JSON.createObjectNode(), "", null);
@@ -510,7 +511,7 @@ class FaultSuiteClusterIT extends FaultSuite {
     assertThat(billingWindows(session)).as("billing windows (all, open) of " + session).containsExactly(1L, 0L);
     note = "user's pause " + answers.get(1).status() + ", drain " + status + ", reaper's signal delivered; paused once";
     endScenario(info, started, raced);
-    Answer uncordon = send("POST", "/api/v1/nodes/" + node + "/uncordon", null, admin, Map.of());
+    Answer uncordon = send("POST", ApiPaths.node(node) + "/uncordon", null, admin, Map.of());
     assertThat(awaitOperation(uncordon.body().at("/operation/id").asText(), Duration.ofMinutes(2))).isEqualTo("completed");
     awaitSchedulable(node);
     terminate(session);

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gshare.activities.cluster.model.WorkerObjects;
+import io.gshare.client.ApiPaths;
+import io.gshare.client.ApiResponse;
 import io.gshare.dev.DemoCatalogue;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
@@ -57,7 +59,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     String key = "fault-10-" + System.nanoTime();
     String body = "{\"user_id\":\"" + catalogue.demoUserId() + "\",\"amount\":5,\"description\":\"fault 10\"}";
     BigDecimalBalance before = balance(catalogue.demoUserId());
-    List<Answer> answers = parallel(100, 32, i -> send("POST", "/api/v1/credits/grants", body, admin,
+    List<Answer> answers = parallel(100, 32, i -> send("POST", ApiPaths.CREDIT_GRANTS, body, admin,
         Map.of("Idempotency-Key", key)));
     assertThat(answers).extracting(Answer::status).allMatch(s -> s == 200 || s == 201);
     assertThat(answers).filteredOn(a -> a.status() == 201).hasSize(1);
@@ -66,7 +68,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     assertThat(balance(catalogue.demoUserId()).value()).isEqualByComparingTo(before.value().add(
         BigDecimal.valueOf(5)));
 
-    Answer other = send("POST", "/api/v1/credits/grants", body.replace("\"amount\":5", "\"amount\":6"), admin,
+    Answer other = send("POST", ApiPaths.CREDIT_GRANTS, body.replace("\"amount\":5", "\"amount\":6"), admin,
         Map.of("Idempotency-Key", key));
     assertThat(other.status()).isEqualTo(409);
     assertThat(other.contentType()).startsWith("application/problem+json");
@@ -82,7 +84,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     Instant started = Instant.now();
     String session = startSession("fault-11");
     AtomicInteger n = new AtomicInteger();
-    List<Answer> answers = parallel(1000, 16, i -> send("POST", "/api/v1/sessions/" + session
+    List<Answer> answers = parallel(1000, 16, i -> send("POST", ApiPaths.session(session)
         + (n.getAndIncrement() % 2 == 0 ? "/pause" : "/resume"), null, demo, Map.of()));
     Map<Integer, Long> byStatus = new TreeMap<>();
     answers.forEach(a -> byStatus.merge(a.status(), 1L, Long::sum));
@@ -120,10 +122,9 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     Path dir = Path.of("target", "schemathesis").toAbsolutePath();
     Files.createDirectories(dir);
     Path document = dir.resolve("openapi.json");
-    HttpResponse<String> served = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/openapi"))
-        .header("Authorization", "Bearer " + admin).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(served.statusCode()).isEqualTo(200);
-    Files.writeString(document, served.body());
+    ApiResponse served = api.exchange("GET", ApiPaths.BASE + "/openapi", null);
+    assertThat(served.status()).isEqualTo(200);
+    Files.writeString(document, served.text());
     List<String> failed = new ArrayList<>();
     failed.addAll(fuzz(st, document, dir, "api", admin, "^/api/"));
     failed.addAll(fuzz(st, document, dir, "internal", operatorToken(), "^/internal/v1/"));
@@ -135,7 +136,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
       HttpRequest.BodyPublisher body = chunked
           ? HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(twoMiB))
           : HttpRequest.BodyPublishers.ofByteArray(twoMiB);
-      HttpResponse<String> big = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + "/api/v1/teams"))
+      HttpResponse<String> big = http.send(HttpRequest.newBuilder(URI.create(runtime.apiUrl() + ApiPaths.TEAMS))
           .header("Authorization", "Bearer " + admin).header("Content-Type", "application/json")
           .POST(body).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(big.statusCode()).as((chunked ? "chunked " : "") + "2 MiB body: " + big.body()).isEqualTo(413);
@@ -269,7 +270,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     String operator = operatorToken();
     String cluster = runtime.clusters().get(0).id();
     // The inventory as the worker last sent it, rebuilt from the database, sent 20 times at once.
-    JsonNode nodes = send("GET", "/api/v1/nodes?cluster_id=" + cluster, null, admin, Map.of()).body().path("items");
+    JsonNode nodes = send("GET", ApiPaths.query(ApiPaths.NODES, "cluster_id", cluster), null, admin, Map.of()).body().path("items");
     ObjectNode inventory = JSON.createObjectNode().put("cluster_id", cluster);
     ArrayNode reported = inventory.putArray("nodes");
     for (JsonNode node : nodes) {
@@ -295,7 +296,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     assertThat(replayed).extracting(Answer::status).allMatch(s -> s >= 200 && s < 300);
     // The workflow checks with the cluster before it acts on a missing pod: the session still runs.
     Thread.sleep(5_000);
-    assertThat(send("GET", "/api/v1/sessions/" + session, null, demo, Map.of()).body().at("/session/state").asText())
+    assertThat(send("GET", ApiPaths.session(session), null, demo, Map.of()).body().at("/session/state").asText())
         .isEqualTo("running");
     endScenario(info, started, started.plusSeconds(5));
     terminate(session);
@@ -305,12 +306,12 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   @DisplayName("19 every token flaw on every /api and /internal path; the BOLA sweep")
   void everyTokenFlawOnEveryPathAndUserAsObjectsWithUserBsToken(TestInfo info) throws Exception {
     Instant started = Instant.now();
-    JsonNode doc = send("GET", "/api/v1/openapi", null, admin, Map.of()).body();
+    JsonNode doc = send("GET", ApiPaths.BASE + "/openapi", null, admin, Map.of()).body();
     TokenForgery users = TokenForgery.of(demo, runtime.dataDir().resolve("keys").resolve("user-signing.jwks.json"));
     TokenForgery operators = TokenForgery.of(operatorToken(),
         runtime.dataDir().resolve("keys").resolve("internal-signing.jwks.json"));
     // The forgery itself is sound: re-signed unchanged, each token still works, so each flaw alone is refused.
-    assertThat(send("GET", "/api/v1/users/me", null, users.resigned(), Map.of()).status()).isEqualTo(200);
+    assertThat(send("GET", ApiPaths.ME, null, users.resigned(), Map.of()).status()).isEqualTo(200);
     assertThat(send("POST", "/internal/v1/sessions/status", "{\"sessions\":[],\"complete\":false}",
         operators.resigned(), Map.of()).status()).isBetween(200, 299);
 
@@ -341,10 +342,10 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     // BOLA: user B names user A's objects on every path that takes an id; nothing answers 2xx, nothing changes.
     String sessionOfA = startSession("fault-19");
     String userOfA = catalogue.demoUserId();
-    Answer userB = send("POST", "/api/v1/users", "{\"email\":\"b-" + System.nanoTime() + "@example.com\"}", admin,
+    Answer userB = send("POST", ApiPaths.USERS, "{\"email\":\"b-" + System.nanoTime() + "@example.com\"}", admin,
         Map.of());
     assertThat(userB.status()).as(userB.body().toString()).isEqualTo(201);
-    String tokenOfB = send("POST", "/api/v1/users/" + userB.body().path("id").asText() + "/tokens",
+    String tokenOfB = send("POST", ApiPaths.userTokens(userB.body().path("id").asText()),
         "{\"name\":\"bola\"}", admin, Map.of()).body().path("token").asText();
     Map<String, String> idsOfA = Map.of("sessions", sessionOfA, "users", userOfA, "operations", "session-" + sessionOfA,
         "credits", userOfA);
@@ -366,7 +367,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
       }
     }
     assertThat(leaked).as("user A's objects answered to user B").isEmpty();
-    assertThat(send("GET", "/api/v1/sessions/" + sessionOfA, null, demo, Map.of()).body().at("/session/state").asText())
+    assertThat(send("GET", ApiPaths.session(sessionOfA), null, demo, Map.of()).body().at("/session/state").asText())
         .isEqualTo("running");
     endScenario(info, started, started);
     terminate(sessionOfA);
@@ -377,8 +378,8 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   void theApiKilledMidDrainWithCreatesInFlight(TestInfo info) throws Exception {
     Instant started = Instant.now();
     String session = startSession("fault-3-running");
-    String node = send("GET", "/api/v1/sessions/" + session, null, admin, Map.of()).body().at("/session/node_id").asText();
-    Answer drain = send("POST", "/api/v1/nodes/" + node + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 3\"}",
+    String node = send("GET", ApiPaths.session(session), null, admin, Map.of()).body().at("/session/node_id").asText();
+    Answer drain = send("POST", ApiPaths.node(node) + "/drain", "{\"mode\":\"pause\",\"reason\":\"fault 3\"}",
         admin, Map.of());
     assertThat(drain.status()).as(drain.body().toString()).isEqualTo(202);
     ExecutorService pool = Executors.newFixedThreadPool(6);
@@ -411,7 +412,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     // Whatever the cut-off creates left behind ends: the invariants below find no session still pending.
     note = "creates: " + outcomes;
     endScenario(info, started, killed);
-    Answer uncordon = send("POST", "/api/v1/nodes/" + node + "/uncordon", null, admin, Map.of());
+    Answer uncordon = send("POST", ApiPaths.node(node) + "/uncordon", null, admin, Map.of());
     assertThat(awaitOperation(uncordon.body().at("/operation/id").asText(), Duration.ofMinutes(2))).isEqualTo("completed");
     awaitSchedulable(node);
     terminate(session);
@@ -435,7 +436,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     try (KubeCluster sim = KubeCluster.start(SimSeed.defaultSeed(),
         KubeCluster.Options.defaults().withName("fault-3-attach"))) {
       String kubeconfig = Files.readString(sim.writeKubeconfig(dataDir.resolve("fault-3-attach.kubeconfig")));
-      Answer registered = send("POST", "/api/v1/clusters", JSON.writeValueAsString(Map.of("name", "fault-3-attach",
+      Answer registered = send("POST", ApiPaths.CLUSTERS, JSON.writeValueAsString(Map.of("name", "fault-3-attach",
           "kubeconfig", kubeconfig)), admin, Map.of());
       assertThat(registered.status()).as(registered.body().toString()).isEqualTo(202);
       String cluster = registered.body().at("/cluster/id").asText();
@@ -444,7 +445,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
       String stepAtKill = null;
       Instant deadline = Instant.now().plusSeconds(60);
       while (stepAtKill == null && Instant.now().isBefore(deadline)) {
-        JsonNode steps = send("GET", "/api/v1/operations/" + operation, null, admin, Map.of()).body().path("steps");
+        JsonNode steps = send("GET", ApiPaths.operation(operation), null, admin, Map.of()).body().path("steps");
         if ("done".equals(steps.path(0).path("status").asText())) {
           for (JsonNode step : steps) {
             if (!"done".equals(step.path("status").asText())) {
@@ -460,9 +461,9 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
       Instant killed = Instant.now();
       runtime.awaitApiRestarted(Duration.ofMinutes(4));
       String status = awaitOperation(operation, Duration.ofMinutes(5));
-      assertThat(status).as(send("GET", "/api/v1/operations/" + operation, null, admin, Map.of()).body().toString())
+      assertThat(status).as(send("GET", ApiPaths.operation(operation), null, admin, Map.of()).body().toString())
           .isEqualTo("completed");
-      assertThat(send("GET", "/api/v1/clusters/" + cluster, null, admin, Map.of()).body().path("status").asText())
+      assertThat(send("GET", ApiPaths.cluster(cluster), null, admin, Map.of()).body().path("status").asText())
           .isEqualTo("connected");
       try (KubernetesClient kube = sim.newClient()) {
         assertThat(kube.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TOKEN_SECRET).get()).isNotNull();
@@ -470,7 +471,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
       note = "killed at \"" + stepAtKill + "\"; the attach completed " + Duration.between(killed, Instant.now()).toSeconds()
           + " s later with the restarted api";
       endScenario(info, started, killed);
-      Answer detach = send("DELETE", "/api/v1/clusters/" + cluster, null, admin, Map.of());
+      Answer detach = send("DELETE", ApiPaths.cluster(cluster), null, admin, Map.of());
       assertThat(detach.status()).as(detach.body().toString()).isEqualTo(202);
       assertThat(awaitOperation(detach.body().at("/operation/id").asText(), Duration.ofMinutes(3))).isEqualTo("completed");
     }
@@ -488,11 +489,11 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     Instant started = Instant.now();
     String cluster = runtime.clusters().get(0).id();
     String volume = volumeWithClaim("fault-3-volume", manualPool("fault-3-pool"));
-    Answer deleted = send("DELETE", "/api/v1/volumes/" + volume, null, demo, Map.of());
+    Answer deleted = send("DELETE", ApiPaths.volume(volume), null, demo, Map.of());
     assertThat(deleted.status()).isEqualTo(202);
     Instant reclaimAfter = Instant.parse(deleted.body().path("reclaim_after").asText());
 
-    Answer rotation = send("POST", "/api/v1/clusters/" + cluster + "/rotate-token", null, admin, Map.of());
+    Answer rotation = send("POST", ApiPaths.cluster(cluster) + "/rotate-token", null, admin, Map.of());
     assertThat(rotation.status()).as(rotation.body().toString()).isEqualTo(202);
     runtime.killApi();
     runtime.awaitApiRestarted(Duration.ofMinutes(4));
@@ -521,7 +522,7 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     Answer pause = null;
     Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
     while (Instant.now().isBefore(deadline)) {
-      pause = send("POST", "/api/v1/sessions/" + running + "/pause", null, demo, Map.of());
+      pause = send("POST", ApiPaths.session(running) + "/pause", null, demo, Map.of());
       if (pause.status() != 503) {
         break;
       }
@@ -548,10 +549,10 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
   @DisplayName("12 credits running out mid-session; a grant arriving during the pause")
   void creditsRunningOutMidSessionAndAGrantDuringThePause(TestInfo info) throws Exception {
     Instant started = Instant.now();
-    Answer user = send("POST", "/api/v1/users", "{\"email\":\"poor-" + System.nanoTime() + "@example.com\"}", admin,
+    Answer user = send("POST", ApiPaths.USERS, "{\"email\":\"poor-" + System.nanoTime() + "@example.com\"}", admin,
         Map.of());
     String userId = user.body().path("id").asText();
-    String token = send("POST", "/api/v1/users/" + userId + "/tokens", "{\"name\":\"fault-12\"}", admin, Map.of())
+    String token = send("POST", ApiPaths.userTokens(userId), "{\"name\":\"fault-12\"}", admin, Map.of())
         .body().path("token").asText();
     BigDecimal perMinute = DemoCatalogue.FRACTIONAL_PRICE_PER_HOUR.divide(BigDecimal.valueOf(60), 6,
         RoundingMode.HALF_UP);
@@ -566,12 +567,12 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
     assertThat(balance).as("at most one minute below zero").isGreaterThanOrEqualTo(perMinute.negate());
     // A grant during the pause: the user resumes and it runs again.
     grant(userId, BigDecimal.ONE, "fault-12-b");
-    Answer resumed = send("POST", "/api/v1/sessions/" + session + "/resume", null, token, Map.of());
+    Answer resumed = send("POST", ApiPaths.session(session) + "/resume", null, token, Map.of());
     assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
     assertThat(awaitState(session, List.of("running"), Duration.ofMinutes(2))).isEqualTo("running");
     note = "paused at balance " + balance + ", resumed after the grant";
     endScenario(info, started, paused);
-    send("DELETE", "/api/v1/sessions/" + session, null, token, Map.of());
+    send("DELETE", ApiPaths.session(session), null, token, Map.of());
     awaitState(session, List.of("terminated", "failed"), Duration.ofMinutes(2));
   }
 }

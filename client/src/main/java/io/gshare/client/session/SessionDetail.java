@@ -1,7 +1,7 @@
-package io.gshare.cli.session;
+package io.gshare.client.session;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import io.gshare.cli.operation.Step;
+import io.gshare.client.operation.Step;
 import java.math.BigDecimal;
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.gshare.cli.operation;
+package io.gshare.client.operation;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.gshare.cli.volume;
+package io.gshare.client.volume;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.gshare.cli.login;
+package io.gshare.client.user;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 

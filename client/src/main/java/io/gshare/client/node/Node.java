@@ -1,7 +1,7 @@
-package io.gshare.cli.node;
+package io.gshare.client.node;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import io.gshare.cli.operation.OperationRef;
+import io.gshare.client.operation.OperationRef;
 import java.time.Instant;
 import java.util.List;
 

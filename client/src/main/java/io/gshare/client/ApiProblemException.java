@@ -1,4 +1,4 @@
-package io.gshare.cli.support;
+package io.gshare.client;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.gshare.cli.session;
+package io.gshare.client.session;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.math.BigDecimal;
