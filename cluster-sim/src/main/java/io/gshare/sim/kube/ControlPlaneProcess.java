@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One process of the local control plane (etcd, the apiserver, ...), its output in a log file of its own, and a
@@ -27,6 +29,8 @@ final class ControlPlaneProcess {
   private final String name;
   private final Process process;
   private final Process watchdog;
+  private static final Logger LOG = LoggerFactory.getLogger(ControlPlaneProcess.class);
+
   private final Path log;
 
   private ControlPlaneProcess(String name, Process process, Process watchdog, Path log) {
@@ -91,6 +95,8 @@ final class ControlPlaneProcess {
     process.destroy();
     try {
       if (!process.waitFor(graceSeconds, TimeUnit.SECONDS)) {
+        LOG.warn("{} did not stop within {} s of SIGTERM; killing it (the end of its log:\n{})", name, graceSeconds,
+            tail(10));
         process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {

@@ -70,6 +70,11 @@ public final class FaultProxy implements AutoCloseable {
   private final URI upstream;
   private final HttpsServer server;
   private final ExecutorService threads;
+  /**
+   * The upstream answers being relayed (watches, mostly): closed with the proxy, or the apiserver would wait for
+   * them at its own stop (it waited out its 10 s of SIGTERM grace after every fault-suite run).
+   */
+  private final Set<InputStream> relaying = ConcurrentHashMap.newKeySet();
   /** Forwards what carries its own credentials: no client certificate, so a bearer token is what is judged. */
   private final HttpClient withoutCertificate;
   /** Forwards the admin's header-less requests with the admin's client certificate. */
@@ -214,8 +219,10 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /** The real answer, streamed: a watch's events reach the client as the apiserver sends them. */
-  private static void relay(HttpExchange exchange, HttpResponse<InputStream> answer) throws IOException {
-    try (InputStream in = answer.body()) {
+  private void relay(HttpExchange exchange, HttpResponse<InputStream> answer) throws IOException {
+    InputStream in = answer.body();
+    relaying.add(in);
+    try (in) {
       answer.headers().map().forEach((name, values) -> {
         if (!NOT_RELAYED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
           exchange.getResponseHeaders().put(name, values);
@@ -236,6 +243,8 @@ public final class FaultProxy implements AutoCloseable {
         out.flush();
       }
       out.close();
+    } finally {
+      relaying.remove(in);
     }
   }
 
@@ -299,6 +308,13 @@ public final class FaultProxy implements AutoCloseable {
   public void close() {
     server.stop(0);
     threads.shutdownNow();
+    for (InputStream upstream : relaying) {
+      try {
+        upstream.close();
+      } catch (IOException e) {
+        log.debug("closing an upstream answer failed: {}", e.toString());
+      }
+    }
     log.info("fault proxy on {} stopped", url());
   }
 }
