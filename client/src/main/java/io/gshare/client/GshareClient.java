@@ -229,7 +229,11 @@ public final class GshareClient {
       throw new ApiCallException(method + " " + path + " answered " + response.contentType() + ", not JSON; is "
           + server + " a gShare API?");
     }
-    return response.json();
+    try {
+      return ApiJson.MAPPER.readTree(response.body());
+    } catch (IOException e) {
+      throw new ApiCallException(method + " " + path + " answered JSON this client cannot read: " + describe(e), e);
+    }
   }
 
   private static byte[] bytesOf(Object body) {

@@ -47,6 +47,10 @@ class GshareClientTest {
       record(exchange);
       answer(exchange, 502, "text/html", "<html>bad gateway</html>");
     });
+    server.createContext("/api/v1/credits", exchange -> {
+      record(exchange);
+      answer(exchange, 200, "application/json", "{\"balance\": 3,");
+    });
     server.createContext("/api/v1/system", exchange -> {
       record(exchange);
       answer(exchange, 200, "text/html", "<html>a login page</html>");
@@ -99,6 +103,13 @@ class GshareClientTest {
     assertThatThrownBy(() -> client.system().get())
         .isInstanceOf(ApiCallException.class)
         .hasMessageContaining("answered text/html, not JSON");
+  }
+
+  @Test
+  void aSuccessWithBrokenJsonIsACallExceptionNotAnEmptyAnswer() {
+    assertThatThrownBy(() -> client.get("/api/v1/credits"))
+        .isInstanceOf(ApiCallException.class)
+        .hasMessageContaining("GET /api/v1/credits answered JSON this client cannot read");
   }
 
   @Test

@@ -289,7 +289,7 @@ public final class DevRuntime implements AutoCloseable {
       switch (String.valueOf(state.status())) {
         case Operation.COMPLETED:
           return id;
-        case "failed":
+        case Operation.FAILED:
           throw new IllegalStateException("attaching " + name + " failed: " + state.error());
         default:
           sleep(Duration.ofSeconds(1));

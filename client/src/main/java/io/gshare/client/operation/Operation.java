@@ -15,6 +15,7 @@ public record Operation(String id, String kind, String objectId, String status, 
 
   public static final String RUNNING = "running";
   public static final String COMPLETED = "completed";
+  public static final String FAILED = "failed";
 
   public Operation {
     steps = steps == null ? List.of() : List.copyOf(steps);
