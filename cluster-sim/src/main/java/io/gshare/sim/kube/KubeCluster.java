@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.gshare.sim.ClusterView;
 import io.gshare.sim.GpuMetrics;
@@ -272,12 +273,23 @@ public final class KubeCluster implements AutoCloseable {
     if (lease.get() == null) {
       throw new IllegalArgumentException("no node lease for " + hostname);
     }
-    lease.edit(l -> {
-      l.getSpec().setHolderIdentity(DROPPED_NODE_HOLDER);
-      l.getSpec().setLeaseDurationSeconds(seconds);
-      l.getSpec().setRenewTime(ZonedDateTime.ofInstant(renewed, ZoneOffset.UTC));
-      return l;
-    });
+    // KWOK renews the lease every few seconds: a renewal between this read and write is a 409 conflict, and the
+    // write is made again on the newer lease (as client-go's RetryOnConflict does).
+    for (int attempt = 1; ; attempt++) {
+      try {
+        lease.edit(l -> {
+          l.getSpec().setHolderIdentity(DROPPED_NODE_HOLDER);
+          l.getSpec().setLeaseDurationSeconds(seconds);
+          l.getSpec().setRenewTime(ZonedDateTime.ofInstant(renewed, ZoneOffset.UTC));
+          return l;
+        });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** The node's heartbeat: the Lease its kubelet (here KWOK) renews in {@code kube-node-lease}. */
