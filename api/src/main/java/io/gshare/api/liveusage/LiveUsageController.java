@@ -27,6 +27,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -42,7 +44,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  */
 @RestController
 @Tag(name = "sessions")
-class LiveUsageController implements DisposableBean {
+class LiveUsageController implements DisposableBean, ApplicationListener<ContextClosedEvent> {
 
   /** A stream lives this long; the browser's EventSource then reconnects by itself. */
   static final Duration STREAM_LIFETIME = Duration.ofMinutes(30);
@@ -90,6 +92,16 @@ class LiveUsageController implements DisposableBean {
     }
     open.add(stream);
     return stream.emitter;
+  }
+
+  /**
+   * Ends every open stream as the process begins to stop, before the web server's graceful shutdown waits for the
+   * requests in flight: a stream never ends by itself, so it would hold a rolling restart for the whole shutdown
+   * phase. The browser's EventSource reconnects, to a replica still serving.
+   */
+  @Override
+  public void onApplicationEvent(ContextClosedEvent event) {
+    open.forEach(s -> s.emitter.complete());
   }
 
   @Override

@@ -31,6 +31,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.event.ContextClosedEvent;
 
 /**
  * The live usage chart's path end to end: the usage agent (the cluster-worker jar in agent mode, a real process)
@@ -43,6 +46,8 @@ class LiveUsageIT extends ApiIntegrationTest {
   private static final List<AutoCloseable> closing = new ArrayList<>();
   private static final Map<String, String> EVENT_STREAM = Map.of("Accept", "text/event-stream");
   private final ObjectMapper json = new ObjectMapper();
+  @Autowired private LiveUsageController controller;
+  @Autowired private ConfigurableApplicationContext context;
 
   @AfterAll
   static void close() throws Exception {
@@ -118,7 +123,34 @@ class LiveUsageIT extends ApiIntegrationTest {
     // The sample posted above is in the session's window: a new viewer gets it first.
     List<JsonNode> backlog = readStream(running.id(), running.ownerToken(), 1, Duration.ofSeconds(10));
     assertThat(backlog).extracting(n -> n.path("cpu_cores").asDouble()).containsExactly(0.5);
+
+    // A stopping process ends the streams it serves at once, before its graceful shutdown waits for them.
+    HttpResponse<InputStream> stream =
+        api(running.ownerToken()).stream("GET", streamPath(running.id()), null, EVENT_STREAM);
+    BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8));
+    CompletableFuture<Boolean> ended = CompletableFuture.supplyAsync(() -> {
+      try {
+        boolean sawSample = false;
+        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+          sawSample |= line.startsWith("data:");
+          if (sawSample && !closedOnce) {
+            closedOnce = true;
+            controller.onApplicationEvent(new ContextClosedEvent(context));
+          }
+        }
+        return sawSample;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    try {
+      assertThat(ended.get(20, TimeUnit.SECONDS)).as("the backlog's sample came before the end").isTrue();
+    } finally {
+      stream.body().close();
+    }
   }
+
+  private volatile boolean closedOnce;
 
   private static String podName(String sessionId) {
     return SessionObjects.name(sessionId);
