@@ -24,12 +24,13 @@ public final class EmbeddedPostgresSupport {
   public static synchronized EmbeddedPostgres server() {
     if (server == null) {
       try {
-        server = EmbeddedPostgres.builder().start();
+        server = EmbeddedPostgres.builder().setRegisterShutdownHook(false).start();
       } catch (IOException e) {
         throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
       }
       // Stopped after the JVM's Spring contexts have closed, not beside them: a scheduled task caught without its
-      // database held the context's close, and the fork's exit, for 30 s (ShutdownOrder).
+      // database held the context's close, and the fork's exit, for 30 s (ShutdownOrder). Hence no hook of zonky's
+      // own, which would stop it at once beside Spring's.
       ShutdownOrder.afterSpringContexts(() -> {
         try {
           server.close();
