@@ -31,7 +31,9 @@ import java.util.stream.Stream;
  * <p>Refused, each with the rule's name: any other method (starting, signalling, updating, terminating, querying,
  * describing or listing workflows, reading histories, polling workflow or Nexus tasks, the {@code ...ById} answers
  * that name a workflow instead of a task), another namespace, another queue or a sticky one, a task token handed
- * to another cluster ({@link TaskTokenSeal}).
+ * to another cluster ({@link TaskTokenSeal}). The sticky queue the SDK names when its worker shuts down is not
+ * forwarded ({@link GatewayService}): a cluster's worker runs no workflow, and a name is all it would take to
+ * clear another worker's.
  */
 public final class WorkerCallPolicy {
 
@@ -138,9 +140,6 @@ public final class WorkerCallPolicy {
         Verdict ns = ownNamespace(r.getNamespace());
         if (!ns.allowed()) {
           yield ns;
-        }
-        if (!r.getStickyTaskQueue().isEmpty()) {
-          yield Verdict.refused("a cluster's worker has no sticky queue to shut down");
         }
         yield r.hasWorkerHeartbeat() ? ownHeartbeats(clusterId, ownQueue, List.of(r.getWorkerHeartbeat()))
             : Verdict.ALLOWED;

@@ -103,8 +103,8 @@ class WorkerCallPolicyTest {
             RespondActivityTaskFailedRequest.newBuilder().setNamespace("default").setTaskToken(tokenOfA).build()),
         decide(WorkflowServiceGrpc.getShutdownWorkerMethod(),
             ShutdownWorkerRequest.newBuilder().setNamespace("default").build()),
-        decide(WorkflowServiceGrpc.getShutdownWorkerMethod(),
-            ShutdownWorkerRequest.newBuilder().setNamespace(NS).setStickyTaskQueue("sticky").build()))) {
+        decide(WorkflowServiceGrpc.getShutdownWorkerMethod(), ShutdownWorkerRequest.newBuilder().setNamespace(NS)
+            .setWorkerHeartbeat(WorkerHeartbeat.newBuilder().setTaskQueue(TaskQueues.cluster(B))).build()))) {
       assertThat(verdict.allowed()).isFalse();
       assertThat(verdict.rule()).isNotBlank();
     }
