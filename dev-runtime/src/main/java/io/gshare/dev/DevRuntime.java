@@ -161,8 +161,13 @@ public final class DevRuntime implements AutoCloseable {
         // The simulated kubelet runs any image: checkpoint images are "built" and "pushed" by a pod that completes.
         "--gshare.sessions.checkpoint-builder-image=registry.example.com/tools/buildah:1",
         "--gshare.security.key-dir=" + keyDir,
-        // Attach starts each cluster's worker as a local process from the production jar.
+        // Attach starts each cluster's worker as a local process from the production jar; it reaches Temporal only
+        // through the api's gateway, with its operator token. A port kept across an api restart: running workers
+        // reconnect to it.
         "--gshare.cluster-worker.deploy=local-process",
+        "--gshare.temporal-gateway.enabled=true",
+        "--gshare.temporal-gateway.bind-address=127.0.0.1",
+        "--gshare.temporal-gateway.port=" + DevIngress.freePort(),
         "--gshare.cluster-worker.local.jar=" + options.workerJar().toAbsolutePath(),
         "--gshare.cluster-worker.local.state-dir=" + dataDir.resolve("workers"),
         "--gshare.cluster-worker.control-plane-url=" + apiUrl(),

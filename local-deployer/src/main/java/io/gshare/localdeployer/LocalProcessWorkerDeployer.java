@@ -7,6 +7,7 @@ import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.activities.control.LocalWorkerSettings;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.workflows.cluster.AgentEnv;
+import io.gshare.workflows.cluster.WorkerEnv;
 import io.gshare.workflows.kube.SimulatorInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -74,6 +75,10 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
             settings.controlPlaneUrl().get(), dir.resolve(WorkerObjects.TOKEN_KEY).toString(),
             settings.inventoryIntervalSeconds(), settings.volumeSyncIntervalSeconds())
         .forEach((variable, value) -> env.put(variable.variable(), value));
+    if (settings.throughTemporalGateway()) {
+      // Its only Temporal credential: the operator token it already holds, re-read on each call.
+      env.put(WorkerEnv.TEMPORAL_API_KEY_FILE.variable(), dir.resolve(WorkerObjects.TOKEN_KEY).toString());
+    }
     env.put("KUBERNETES_MASTER", cluster.getConfiguration().getMasterUrl());
     env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir.resolve("serviceaccount-token").toString());
     env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");

@@ -15,6 +15,7 @@ import io.gshare.api.security.SecurityProperties;
 import io.gshare.api.security.TokenKind;
 import io.gshare.api.security.Tokens;
 import io.gshare.api.temporal.TemporalProperties;
+import io.gshare.api.temporalgateway.TemporalGateway;
 import io.gshare.core.alert.Alerts;
 import io.gshare.core.cluster.ClusterLifecycleRepository;
 import io.gshare.core.cluster.OperatorTokenRepository;
@@ -38,19 +39,24 @@ class ControlActivitiesConfig {
 
   @Bean(destroyMethod = "")
   WorkerDeployer workerDeployer(ClusterWorkerProperties worker, TemporalProperties temporal, Environment environment,
-      ObjectProvider<BuildProperties> build) {
+      ObjectProvider<BuildProperties> build, ObjectProvider<TemporalGateway> gateway) {
     String temporalAddress = worker.temporalAddress() == null || worker.temporalAddress().isBlank() ? temporal.address()
         : worker.temporalAddress();
+    // Local workers reach Temporal only through the gateway when it runs (the dev runtime, the tests).
+    TemporalGateway localGateway = worker.deploy() == ClusterWorkerProperties.Deploy.LOCAL_PROCESS
+        ? gateway.getIfAvailable() : null;
     return switch (worker.deploy()) {
       case LOCAL_PROCESS -> {
         Path state = worker.local().stateDir() != null ? worker.local().stateDir()
             : Path.of(System.getProperty("java.io.tmpdir"), "gshare-local-workers");
         // Dev-only: the deployer is on the class path only where the dev runtime or a test put it.
         yield LocalWorkerDeployerProvider.load(new LocalWorkerSettings(worker.local().jar(), state,
-            worker.local().logDir(), temporalAddress, temporal.namespace(),
+            worker.local().logDir(), localGateway != null ? "127.0.0.1:" + localGateway.port() : temporalAddress,
+            temporal.namespace(),
             () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
                 : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
-            worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds(), worker.agent().enabled()));
+            worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds(), worker.agent().enabled(),
+            localGateway != null));
       }
       case KUBERNETES -> new KubernetesWorkerDeployer(new WorkerObjects.Settings(
           worker.imageFor(build.getIfAvailable() == null ? null : build.getIfAvailable().getVersion()),

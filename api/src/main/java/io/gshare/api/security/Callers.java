@@ -44,6 +44,17 @@ public class Callers {
     return user(verified.subject(), verified.tokenId());
   }
 
+  /**
+   * The worker behind a raw operator token, as {@code /internal} accepts it (its key set, type, audience, expiry; its
+   * cluster still attached), its token recorded as seen: the Temporal gateway authenticates workers with it.
+   */
+  public Caller.Operator operator(String token) throws InvalidTokenException {
+    Tokens.Verified verified = tokens.verify(TokenKind.INTERNAL, token);
+    Caller.Operator operator = operatorOf(verified.subject());
+    seen(operator.clusterId(), verified.tokenId(), verified.expiresAt());
+    return operator;
+  }
+
   Caller.User user(String userId, String tokenId) throws InvalidTokenException {
     UserRepository.TokenHolder holder = users.tokenHolder(tokenId, userId)
         .orElseThrow(() -> new InvalidTokenException("token unknown"));
@@ -56,7 +67,7 @@ public class Callers {
     return new Caller.User(holder.userId(), holder.role(), holder.teamId(), tokenId);
   }
 
-  Caller.Operator operator(String subject) throws InvalidTokenException {
+  Caller.Operator operatorOf(String subject) throws InvalidTokenException {
     if (subject == null || !subject.startsWith(OPERATOR_PREFIX) || !Ids.isValid(subject.substring(OPERATOR_PREFIX.length()))) {
       throw new InvalidTokenException("token subject is not operator:<clusterId>");
     }
@@ -93,7 +104,7 @@ public class Callers {
   Converter<Jwt, AbstractAuthenticationToken> operatorConverter() {
     return jwt -> {
       try {
-        Caller.Operator operator = operator(jwt.getSubject());
+        Caller.Operator operator = operatorOf(jwt.getSubject());
         seen(operator.clusterId(), jwt.getId(), jwt.getExpiresAt());
         return new CallerAuthentication(operator, jwt);
       } catch (InvalidTokenException e) {

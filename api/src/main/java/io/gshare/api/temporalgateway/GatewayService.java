@@ -32,7 +32,6 @@ import io.temporal.api.workflowservice.v1.ShutdownWorkerResponse;
 import io.temporal.api.workflowservice.v1.WorkflowServiceGrpc;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -52,10 +51,10 @@ final class GatewayService extends WorkflowServiceGrpc.WorkflowServiceImplBase {
   private final WorkflowServiceGrpc.WorkflowServiceFutureStub upstream;
   private final WorkerCallPolicy policy;
   private final TaskTokenSeal seal;
-  private final BiConsumer<String, String> denied;
+  private final DeniedCalls denied;
 
   GatewayService(WorkflowServiceGrpc.WorkflowServiceFutureStub upstream, WorkerCallPolicy policy, TaskTokenSeal seal,
-      BiConsumer<String, String> denied) {
+      DeniedCalls denied) {
     this.upstream = upstream;
     this.policy = policy;
     this.seal = seal;
@@ -140,7 +139,7 @@ final class GatewayService extends WorkflowServiceGrpc.WorkflowServiceImplBase {
     String clusterId = WorkerAuthentication.CLUSTER_ID.get();
     WorkerCallPolicy.Verdict verdict = policy.decide(clusterId, method.getFullMethodName(), request);
     if (!verdict.allowed()) {
-      denied.accept(clusterId, verdict.rule());
+      denied.denied(clusterId, method.getFullMethodName(), verdict.rule());
       response.onError(Status.PERMISSION_DENIED.withDescription(verdict.rule()).asRuntimeException());
       return;
     }

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 
 /**
  * The gRPC server cluster-workers reach Temporal through: {@link WorkerAuthentication} in front of
@@ -27,10 +26,9 @@ public final class TemporalGateway implements AutoCloseable {
    * Starts serving on {@code address} (port 0: any free one).
    *
    * @param upstream the control plane's own stub of the real frontend (its credentials go with it)
-   * @param denied told of each refused call: the cluster (null when unauthenticated) and the rule
    */
   public static TemporalGateway start(InetSocketAddress address, WorkflowServiceGrpc.WorkflowServiceFutureStub upstream,
-      String namespace, TaskTokenSeal seal, OperatorAuthenticator authenticator, BiConsumer<String, String> denied) {
+      String namespace, TaskTokenSeal seal, OperatorAuthenticator authenticator, DeniedCalls denied) {
     GatewayService service = new GatewayService(upstream, new WorkerCallPolicy(namespace, seal), seal, denied);
     Server server = NettyServerBuilder.forAddress(address)
         .addService(ServerInterceptors.intercept(service, new WorkerAuthentication(authenticator, denied)))

@@ -7,7 +7,6 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import java.util.function.BiConsumer;
 
 /**
  * The gateway's door: a call goes on only with an operator token in {@code authorization: Bearer} (as the SDK sends
@@ -22,10 +21,9 @@ final class WorkerAuthentication implements ServerInterceptor {
   private static final String BEARER = "bearer ";
 
   private final OperatorAuthenticator authenticator;
-  /** Told of every refused call: the cluster (null when unauthenticated) and the rule. */
-  private final BiConsumer<String, String> denied;
+  private final DeniedCalls denied;
 
-  WorkerAuthentication(OperatorAuthenticator authenticator, BiConsumer<String, String> denied) {
+  WorkerAuthentication(OperatorAuthenticator authenticator, DeniedCalls denied) {
     this.authenticator = authenticator;
     this.denied = denied;
   }
@@ -33,6 +31,7 @@ final class WorkerAuthentication implements ServerInterceptor {
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
       ServerCallHandler<Q, R> next) {
+    String method = call.getMethodDescriptor().getFullMethodName();
     String header = headers.get(AUTHORIZATION);
     if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
       return refuse(call, Status.UNAUTHENTICATED, null, "an operator token is required (authorization: Bearer)");
@@ -43,7 +42,6 @@ final class WorkerAuthentication implements ServerInterceptor {
     } catch (OperatorAuthenticator.Refused e) {
       return refuse(call, Status.UNAUTHENTICATED, null, e.getMessage());
     }
-    String method = call.getMethodDescriptor().getFullMethodName();
     if (WorkerCallPolicy.call(method) == null) {
       return refuse(call, Status.PERMISSION_DENIED, clusterId,
           "a cluster's worker may make only the activity worker's calls, not " + method);
@@ -52,7 +50,7 @@ final class WorkerAuthentication implements ServerInterceptor {
   }
 
   private <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Status status, String clusterId, String rule) {
-    denied.accept(clusterId, rule);
+    denied.denied(clusterId, call.getMethodDescriptor().getFullMethodName(), rule);
     call.close(status.withDescription(rule), new Metadata());
     return new ServerCall.Listener<>() {};
   }

@@ -116,6 +116,10 @@ public abstract class ApiIntegrationTest {
     registry.add("gshare.security.key-dir", () -> keyDir().toString());
     // Attach tests run real cluster-worker processes from the jar the reactor built before this module.
     registry.add("gshare.cluster-worker.deploy", () -> "local-process");
+    // ...which reach Temporal only through the api's gateway, with their operator tokens (as in the dev runtime).
+    registry.add("gshare.temporal-gateway.enabled", () -> "true");
+    registry.add("gshare.temporal-gateway.port", () -> "0");
+    registry.add("gshare.temporal-gateway.bind-address", () -> "127.0.0.1");
     registry.add("gshare.cluster-worker.local.jar", () -> Path.of("..", "cluster-worker", "target", "gshare-cluster-worker.jar")
         .toAbsolutePath().normalize().toString());
     registry.add("gshare.cluster-worker.local.state-dir", () -> Path.of("target", "local-workers").toAbsolutePath().toString());

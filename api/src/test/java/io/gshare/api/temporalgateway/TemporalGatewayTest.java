@@ -90,7 +90,7 @@ class TemporalGatewayTest {
           case "token-a" -> A;
           case "token-b" -> B;
           default -> throw new OperatorAuthenticator.Refused("token unknown");
-        }, (cluster, rule) -> denials.add(cluster + ": " + rule));
+        }, (cluster, method, rule) -> denials.add(cluster + ": " + rule));
   }
 
   @AfterEach

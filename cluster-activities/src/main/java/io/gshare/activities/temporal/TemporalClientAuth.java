@@ -59,6 +59,11 @@ public record TemporalClientAuth(Path clientCert, Path clientKey, Path serverCa,
 
   /** Applies these settings to the stubs' options. */
   public WorkflowServiceStubsOptions.Builder applyTo(WorkflowServiceStubsOptions.Builder options) {
+    // Said outright: with an API key and no TLS files the SDK would speak TLS all the same, and a worker sending
+    // its operator token to the control plane's Temporal gateway on loopback (the dev runtime) speaks plain HTTP/2.
+    if (!tls()) {
+      options.setEnableHttps(false);
+    }
     if (tls()) {
       try {
         if (clientCert != null) {

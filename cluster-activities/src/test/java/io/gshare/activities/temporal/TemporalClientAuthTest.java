@@ -127,6 +127,18 @@ class TemporalClientAuthTest {
   }
 
   @Test
+  void anApiKeyAloneSpeaksPlainAsTheTlsFilesSay() throws IOException {
+    Path key = Files.writeString(dir.resolve("operator-token"), "token\n");
+    // The SDK would turn TLS on for an API key; a worker sending its token to the gateway on loopback must not.
+    assertThat(new TemporalClientAuth(null, null, null, null, key)
+        .applyTo(WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:7243")).build().getEnableHttps())
+        .isFalse();
+    assertThat(new TemporalClientAuth(null, null, dir.resolve("ca.crt"), null, key)
+        .applyTo(WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:7243")).build().getSslContext())
+        .isNotNull();
+  }
+
+  @Test
   void aCertificateWithoutItsKeyOrAMissingFileIsAProblem() {
     assertThat(new TemporalClientAuth(dir.resolve("client.crt"), null, null, null, dir.resolve("nope"))
         .problems("GSHARE_TEMPORAL_TLS_CERT", "GSHARE_TEMPORAL_TLS_KEY", "GSHARE_TEMPORAL_TLS_CA",
