@@ -8,6 +8,7 @@ import io.gshare.client.cluster.Cluster;
 import io.gshare.client.operation.Operation;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
+import io.gshare.sim.kube.LoopbackPorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,8 +22,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -89,6 +92,7 @@ public final class DevRuntime implements AutoCloseable {
   private DemoCatalogue.Demo demo;
   private DevIngress ingress;
   private int ingressPort;
+  private int gatewayPort;
 
   private DevRuntime(DevRuntimeOptions options) throws IOException {
     this.options = options;
@@ -167,7 +171,7 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.cluster-worker.deploy=local-process",
         "--gshare.temporal-gateway.enabled=true",
         "--gshare.temporal-gateway.bind-address=127.0.0.1",
-        "--gshare.temporal-gateway.port=" + DevIngress.freePort(),
+        "--gshare.temporal-gateway.port=" + gatewayPort(),
         "--gshare.cluster-worker.local.jar=" + options.workerJar().toAbsolutePath(),
         "--gshare.cluster-worker.local.state-dir=" + dataDir.resolve("workers"),
         "--gshare.cluster-worker.control-plane-url=" + apiUrl(),
@@ -435,6 +439,26 @@ public final class DevRuntime implements AutoCloseable {
   /** The api's management server: health and metrics, no token, loopback only. */
   public String managementUrl() {
     return "http://127.0.0.1:" + options.managementPort();
+  }
+
+  /**
+   * The Temporal gateway's port, picked once per runtime so a restarted api keeps it (its workers reconnect there):
+   * below the ephemeral range, where no outgoing connection takes it before a restarted api binds it again, and none
+   * of the ports the options name (free, perhaps, but not yet bound).
+   */
+  private synchronized int gatewayPort() {
+    if (gatewayPort == 0) {
+      // Not Set.of: ports left 0 (picked later) repeat.
+      Set<Integer> named = new HashSet<>(List.of(options.httpPort(), options.managementPort(), options.temporalPort(),
+          options.temporalUiPort(), options.postgresPort(), options.simulatorPort(), options.simulatorPort() + 1,
+          options.oidcPort(), options.ingressPort(), ingressPort));
+      int port = LoopbackPorts.free();
+      while (named.contains(port)) {
+        port = LoopbackPorts.free();
+      }
+      gatewayPort = port;
+    }
+    return gatewayPort;
   }
 
   public String apiUrl() {

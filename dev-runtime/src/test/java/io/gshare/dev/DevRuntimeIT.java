@@ -15,6 +15,7 @@ import io.gshare.client.session.SessionDetail;
 import io.gshare.client.user.Me;
 import io.gshare.client.user.Users;
 import io.gshare.sim.SimSeed;
+import io.gshare.sim.kube.LoopbackPorts;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.schedules.ScheduleClient;
@@ -575,12 +576,12 @@ class DevRuntimeIT {
     return output;
   }
 
+  /**
+   * Below the ephemeral range (LoopbackPorts): a port probed there was once taken by an outgoing connection in the
+   * minute before the restarted api bound it ("Port ... was already in use").
+   */
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return LoopbackPorts.free();
   }
 
   /** A free port whose successor is free too (two simulators listen side by side). */

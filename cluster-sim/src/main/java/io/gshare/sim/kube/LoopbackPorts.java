@@ -24,7 +24,7 @@ import java.util.function.IntSupplier;
  * moment before its apiserver bound it. A lock on a file named after the port (released by the OS when the JVM
  * ends, however it ends) keeps every other JVM off it.
  */
-final class LoopbackPorts {
+public final class LoopbackPorts {
 
   static final Path RESERVATIONS = Path.of(System.getProperty("java.io.tmpdir"), "gshare-loopback-ports");
   private static final Set<Integer> PICKED = new HashSet<>();
@@ -33,7 +33,8 @@ final class LoopbackPorts {
 
   private LoopbackPorts() {}
 
-  static int free() {
+  /** A free loopback port between 20000 and 32000, handed out once per machine while this JVM lives. */
+  public static int free() {
     return free(() -> ThreadLocalRandom.current().nextInt(20_000, 32_000));
   }
 
