@@ -50,8 +50,13 @@ public class Callers {
    */
   public Caller.Operator operator(String token) throws InvalidTokenException {
     Tokens.Verified verified = tokens.verify(TokenKind.INTERNAL, token);
-    Caller.Operator operator = operatorOf(verified.subject());
-    seen(operator.clusterId(), verified.tokenId(), verified.expiresAt());
+    return operator(verified.subject(), verified.tokenId(), verified.expiresAt());
+  }
+
+  /** The operator a verified token's subject names, its token recorded as seen. */
+  private Caller.Operator operator(String subject, String jti, Instant expiresAt) throws InvalidTokenException {
+    Caller.Operator operator = operatorOf(subject);
+    seen(operator.clusterId(), jti, expiresAt);
     return operator;
   }
 
@@ -104,9 +109,7 @@ public class Callers {
   Converter<Jwt, AbstractAuthenticationToken> operatorConverter() {
     return jwt -> {
       try {
-        Caller.Operator operator = operatorOf(jwt.getSubject());
-        seen(operator.clusterId(), jwt.getId(), jwt.getExpiresAt());
-        return new CallerAuthentication(operator, jwt);
+        return new CallerAuthentication(operator(jwt.getSubject(), jwt.getId(), jwt.getExpiresAt()), jwt);
       } catch (InvalidTokenException e) {
         throw new InvalidBearerTokenException(e.getMessage(), e);
       }

@@ -31,7 +31,6 @@ final class WorkerAuthentication implements ServerInterceptor {
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
       ServerCallHandler<Q, R> next) {
-    String method = call.getMethodDescriptor().getFullMethodName();
     String header = headers.get(AUTHORIZATION);
     if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
       return refuse(call, Status.UNAUTHENTICATED, null, "an operator token is required (authorization: Bearer)");
@@ -42,9 +41,9 @@ final class WorkerAuthentication implements ServerInterceptor {
     } catch (OperatorAuthenticator.Refused e) {
       return refuse(call, Status.UNAUTHENTICATED, null, e.getMessage());
     }
-    if (WorkerCallPolicy.call(method) == null) {
-      return refuse(call, Status.PERMISSION_DENIED, clusterId,
-          "a cluster's worker may make only the activity worker's calls, not " + method);
+    WorkerCallPolicy.Verdict verdict = WorkerCallPolicy.method(call.getMethodDescriptor().getFullMethodName());
+    if (!verdict.allowed()) {
+      return refuse(call, Status.PERMISSION_DENIED, clusterId, verdict.rule());
     }
     return Contexts.interceptCall(Context.current().withValue(CLUSTER_ID, clusterId), call, headers, next);
   }

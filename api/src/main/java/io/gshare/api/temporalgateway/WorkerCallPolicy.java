@@ -91,11 +91,17 @@ public final class WorkerCallPolicy {
     return BY_METHOD.get(fullMethodName);
   }
 
+  /** Whether a worker may make this call at all, before its request is read (the gateway's door asks). */
+  static Verdict method(String fullMethodName) {
+    return call(fullMethodName) != null ? Verdict.ALLOWED
+        : Verdict.refused("a cluster's worker may make only the activity worker's calls, not " + fullMethodName);
+  }
+
   /** Whether {@code clusterId}'s worker may make this call with this request. */
   public Verdict decide(String clusterId, String fullMethodName, Message request) {
     WorkerCall call = call(fullMethodName);
     if (call == null) {
-      return Verdict.refused("a cluster's worker may make only the activity worker's calls, not " + fullMethodName);
+      return method(fullMethodName);
     }
     String ownQueue = TaskQueues.cluster(clusterId);
     return switch (call) {
