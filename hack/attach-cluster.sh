@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Attaches a GPU cluster to a gShare control plane. It checks the cluster first (its apiserver address, and on
-# every GPU node the NVIDIA driver, the container toolkit and containerd's nvidia runtime), installs what sessions
-# need (RuntimeClass nvidia, the GPU node labels, HAMi, ingress-nginx or Envoy Gateway, optionally democratic-csi)
-# with kubectl apply and helm upgrade --install, waits until HAMi publishes every GPU node's capacity, then
-# registers the cluster through the API, which runs the attach workflow (checks, namespace, operator token,
-# cluster-worker), and follows that operation to its end.
+# Attaches a GPU cluster to a gShare control plane. It checks the cluster first (its apiserver address, on every
+# GPU node the NVIDIA driver, the container toolkit and containerd's nvidia runtime, and from a pod that the control
+# plane's Temporal gateway answers gRPC there), installs what sessions need (RuntimeClass nvidia, the GPU node
+# labels, HAMi, ingress-nginx or Envoy Gateway, optionally democratic-csi) with kubectl apply and helm upgrade
+# --install, waits until HAMi publishes every GPU node's capacity, then registers the cluster through the API, which
+# runs the attach workflow (checks, namespace, operator token, cluster-worker), and follows that operation to its end.
 #
 # Usage: hack/attach-cluster.sh --kubeconfig FILE --name NAME --control-plane URL --session-domain HOST
 #                               [--ingress-node NODE] [--gpu-nodes NODE,...] [--gpu-mode exclusive|fractional]
 #                               [--skip-node-checks] [--storage-values FILE [--skip-nfs-check]] [--skip-ingress]
-#                               [--gateway envoy] [--no-wait]
+#                               [--gateway envoy] [--temporal-address HOST:PORT] [--skip-temporal-check] [--no-wait]
 #   --kubeconfig       the cluster to attach; the server: of its current context must not be a loopback address
 #                      and must answer (from here, and from the control plane: open 6443/tcp to it)
 #   --name             the cluster's name in gShare (a DNS label, e.g. lab-c2)
@@ -35,6 +35,13 @@
 #   --gateway envoy    route sessions through the Gateway API instead of ingress-nginx: installs Envoy Gateway
 #                      (ENVOY_GATEWAY_CHART) and the Gateway envoy-gateway-system/gshare, and sets the cluster's
 #                      session_routing to gateway-api
+#   --temporal-address the control plane's Temporal gateway as this cluster's worker will reach it (the chart's
+#                      GSHARE_CLUSTERWORKER_TEMPORALADDRESS), HOST:PORT; default: the --control-plane host on 443
+#                      (https) or 80 (http). Checked from a pod in the cluster before anything is installed: a gRPC
+#                      call over HTTP/2, with TLS on port 443 and plaintext (h2c) on any other, must get a
+#                      grpc-status back (16 UNAUTHENTICATED, as it carries no token)
+#   --skip-temporal-check do not check it (a control plane with temporalGateway.enabled=false, whose workers dial
+#                      Temporal themselves)
 #   --no-wait          print the operation and return without following it
 # Run it again after a failure at any step: every step converges (apply, upgrade --install, labels only added
 # where missing), and a cluster an earlier run registered is attached again, not refused.
@@ -53,6 +60,8 @@
 #   ENVOY_GATEWAY_VERSION ${ENVOY_GATEWAY_VERSION:-v1.10.0}
 #   NFS_CHECK_IMAGE     ${NFS_CHECK_IMAGE:-busybox:1.36}, the image kubectl debug node runs for the NFS check
 #   NODE_CHECK_IMAGE    ${NODE_CHECK_IMAGE:-$NFS_CHECK_IMAGE}, the image it runs for the GPU node checks
+#   TEMPORAL_CHECK_IMAGE ${TEMPORAL_CHECK_IMAGE:-curlimages/curl:8.11.1}, the image of the Temporal gateway check's
+#                       pod (any curl with HTTP/2)
 #   ATTACH_WAIT_TRIES   ${ATTACH_WAIT_TRIES:-120} polls of the operation, ATTACH_WAIT_INTERVAL (default 5 s) apart
 set -o errexit -o nounset -o pipefail
 
@@ -68,6 +77,7 @@ ENVOY_GATEWAY_VERSION="${ENVOY_GATEWAY_VERSION:-v1.10.0}"
 ATTACH_WAIT_TRIES="${ATTACH_WAIT_TRIES:-120}"
 NFS_CHECK_IMAGE="${NFS_CHECK_IMAGE:-busybox:1.36}"
 NODE_CHECK_IMAGE="${NODE_CHECK_IMAGE:-${NFS_CHECK_IMAGE}}"
+TEMPORAL_CHECK_IMAGE="${TEMPORAL_CHECK_IMAGE:-curlimages/curl:8.11.1}"
 ATTACH_WAIT_INTERVAL="${ATTACH_WAIT_INTERVAL:-5}"
 
 # The cluster's nodes, one a line: name|gpu label|gshare.io/gpu-mode|nvidia.com/gpu.present|nvidia.com/gpu
@@ -241,6 +251,63 @@ probe_node() {
     "${k[@]}" delete --namespace default --ignore-not-found --wait=false "${debuggers[@]}" >/dev/null 2>&1 || true
   fi
   printf '%s\n' "${answer}"
+}
+
+# default_temporal_address URL: the host of the control plane's URL on 443 (https) or 80 (http), what the chart
+# gives the workers once the internal plane is open on that host.
+default_temporal_address() {
+  local host
+  host="$(url_host "$1")"
+  if [[ ${host} == *:* ]]; then host="[${host}]"; fi
+  case "$1" in
+    https://*) printf '%s:443' "${host}" ;;
+    *) printf '%s:80' "${host}" ;;
+  esac
+}
+
+# valid_temporal_address ADDRESS: HOST:PORT, HOST a DNS name, an IPv4 address or a bracketed IPv6 one, PORT 1-65535.
+valid_temporal_address() {
+  local re='^([A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):([0-9]{1,5})$'
+  [[ $1 =~ ${re} ]] && [ "${BASH_REMATCH[3]}" -ge 1 ] && [ "${BASH_REMATCH[3]}" -le 65535 ]
+}
+
+# check_temporal_gateway KUBECONFIG ADDRESS: the worker reaches Temporal only through the control plane's Temporal
+# gateway, so a pod in the cluster makes a gRPC call there as the worker will: HTTP/2 with TLS on port 443 (the
+# internal plane's ingress; ingress-nginx speaks HTTP/2 only with TLS), plaintext h2c on any other port. Any
+# grpc-status proves gRPC reaches the gateway; without a token it is 16 (UNAUTHENTICATED).
+check_temporal_gateway() {
+  local kubeconfig=$1 address=$2 pod=gshare-temporal-check url answer code detail err
+  local k=(kubectl --kubeconfig "${kubeconfig}" --namespace default)
+  local http2=(--http2)
+  if [ "${address##*:}" = 443 ]; then
+    url="https://${address}/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo"
+  else
+    url="http://${address}/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo"
+    http2=(--http2-prior-knowledge)
+  fi
+  # A pod an interrupted run left behind would make the name taken.
+  "${k[@]}" delete pod "${pod}" --ignore-not-found >/dev/null 2>&1 || true
+  answer="$("${k[@]}" run "${pod}" --image "${TEMPORAL_CHECK_IMAGE}" --restart=Never --rm --attach --quiet \
+    --pod-running-timeout=2m --command -- curl -sS -o /dev/null -D - -w 'http_code=%{http_code}\n' --max-time 15 \
+    "${http2[@]}" -H 'content-type: application/grpc' -H 'te: trailers' --data-binary '' "${url}" 2>&1 || true)"
+  "${k[@]}" delete pod "${pod}" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  answer="$(tr -d '\r' <<<"${answer}")"
+  code="$(grep -i -m 1 '^grpc-status:' <<<"${answer}" | sed 's/^[^:]*: *//' || true)"
+  if [ -n "${code}" ]; then
+    info "the Temporal gateway ${address} answers gRPC from inside the cluster (grpc-status ${code})"
+    return 0
+  fi
+  code="$(sed -n 's/^http_code=//p' <<<"${answer}" | tail -n 1)"
+  case "${code}" in
+    ""|000)
+      err="$(grep -m 1 '^curl: ' <<<"${answer}" || grep -v '^http_code=' <<<"${answer}" | grep . | tail -n 1 || true)"
+      detail="no answer: ${err:-the check pod printed nothing} (the check runs ${TEMPORAL_CHECK_IMAGE} as pod default/${pod}, TEMPORAL_CHECK_IMAGE)" ;;
+    403) detail="HTTP 403: ingress.internalPlane.sourceRange does not take this cluster's address, or the internal plane is closed on that host" ;;
+    404) detail="HTTP 404: nothing routes the WorkflowService path there (no Ingress gshare-temporal-gateway)" ;;
+    502|503|504) detail="HTTP ${code}: nothing serves the gateway behind the ingress (temporalGateway.enabled off on the api?)" ;;
+    *) detail="HTTP ${code} without a grpc-status: not the gateway's gRPC" ;;
+  esac
+  fatal "the control plane's Temporal gateway ${address} does not answer gRPC from inside the cluster (${detail}); the cluster-worker reaches Temporal only through it. Open it on the control plane: helm upgrade gshare charts/gshare -n gshare-system --reuse-values --set temporalGateway.enabled=true --set ingress.internalPlane.enabled=true --set ingress.internalPlane.sourceRange=CIDRS (CIDRS taking this cluster's outgoing addresses), so that ingress-nginx passes gRPC to it: the Ingress gshare-temporal-gateway (backend-protocol GRPC) on the internal-plane host, over TLS on 443 (ingress.scheme https: ingress-nginx speaks HTTP/2 only with TLS); and open 443/tcp from this cluster to that host. Workers reaching it elsewhere: --temporal-address HOST:PORT; a control plane with temporalGateway.enabled=false (workers dial Temporal with their gshare-temporal-client Secret): --skip-temporal-check"
 }
 
 # Sessions mount volumes over NFS: a node without the client leaves session pods in ContainerCreating.
@@ -615,10 +682,10 @@ follow() {
 main() {
   local kubeconfig="" name="" control_plane="" domain="" ingress_node="" storage_values="" skip_ingress=0 wait=1
   local gateway="" gpu_nodes="" gpu_mode=fractional
-  local nfs_check=1 node_checks=1 storage_class=""
+  local nfs_check=1 node_checks=1 storage_class="" temporal_address="" temporal_check=1
   while [ "$#" -gt 0 ]; do
     case "$1" in
-      --kubeconfig|--name|--control-plane|--session-domain|--ingress-node|--storage-values|--gateway|--gpu-nodes|--gpu-mode)
+      --kubeconfig|--name|--control-plane|--session-domain|--ingress-node|--storage-values|--gateway|--gpu-nodes|--gpu-mode|--temporal-address)
         if [ "$#" -lt 2 ] || [ -z "$2" ]; then
           usage_error "$1 needs a value"
         fi
@@ -632,11 +699,13 @@ main() {
           --gateway) gateway=$2 ;;
           --gpu-nodes) gpu_nodes=$2 ;;
           --gpu-mode) gpu_mode=$2 ;;
+          --temporal-address) temporal_address=$2 ;;
         esac
         shift ;;
       --skip-ingress) skip_ingress=1 ;;
       --skip-nfs-check) nfs_check=0 ;;
       --skip-node-checks) node_checks=0 ;;
+      --skip-temporal-check) temporal_check=0 ;;
       --no-wait) wait=0 ;;
       -h|--help) usage; return 0 ;;
       *) usage_error "unknown argument: $1" ;;
@@ -650,6 +719,12 @@ main() {
   [ -f "${kubeconfig}" ] || usage_error "--kubeconfig ${kubeconfig} is not a file"
   [[ "${name}" =~ ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$ ]] || usage_error "--name must be a DNS label, e.g. lab-c2"
   [[ "${control_plane}" =~ ^https?:// ]] || usage_error "--control-plane must be an http(s) URL"
+  if [ -n "${temporal_address}" ]; then
+    valid_temporal_address "${temporal_address}" \
+      || usage_error "--temporal-address takes HOST:PORT (e.g. gshare.example.com:443), not ${temporal_address}"
+  else
+    temporal_address="$(default_temporal_address "${control_plane}")"
+  fi
   case "${gpu_mode}" in
     exclusive|fractional) ;;
     *) usage_error "--gpu-mode takes exclusive or fractional (the gshare.io/gpu-mode of GPU nodes), not ${gpu_mode}" ;;
@@ -688,6 +763,11 @@ main() {
     check_gpu_nodes "${kubeconfig}"
   else
     info "GPU node checks: skipped (--skip-node-checks)"
+  fi
+  if [ "${temporal_check}" = 1 ]; then
+    check_temporal_gateway "${kubeconfig}" "${temporal_address}"
+  else
+    info "Temporal gateway check: skipped (--skip-temporal-check)"
   fi
   install_runtime "${kubeconfig}" "${skip_ingress}" "${storage_values}" "${gateway}" "${ingress_node}" "${gpu_mode}" "${domain}"
 

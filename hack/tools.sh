@@ -39,11 +39,13 @@ PROMETHEUS_PACKAGE="${PROMETHEUS_PACKAGE:-prometheus}"
 NGINX_PACKAGE="${NGINX_PACKAGE:-nginx}"
 CNPG_VERSION="${CNPG_VERSION:-v1.27.1}"
 EXTERNAL_SECRETS_VERSION="${EXTERNAL_SECRETS_VERSION:-v0.16.2}"
+GATEWAY_API_VERSION="${GATEWAY_API_VERSION:-v1.4.1}"
 OPENAPI_LINT_DIR="${OPENAPI_LINT_DIR:-${REPO_ROOT}/api/openapi-lint}"
 SCHEMATHESIS_VERSION="${SCHEMATHESIS_VERSION:-4.32.5}"
 CRDS=(
   "github.com/cloudnative-pg/cloudnative-pg@${CNPG_VERSION}:config/crd/bases/postgresql.cnpg.io_clusters.yaml"
   "github.com/external-secrets/external-secrets@${EXTERNAL_SECRETS_VERSION}:config/crds/bases/external-secrets.io_externalsecrets.yaml"
+  "sigs.k8s.io/gateway-api@${GATEWAY_API_VERSION}:config/crd/standard/gateway.networking.k8s.io_grpcroutes.yaml"
 )
 
 info() { printf 'tools: %s\n' "$*" >&2; }
@@ -146,7 +148,7 @@ install_crds() {
     install -m 0644 "${dir}/${file}" "${TOOLS_DIR}/crds/$(basename "${file}")"
   done
   printf '%s\n' "${CRDS[*]}" > "${TOOLS_DIR}/crds/versions"
-  info "installed the CRDs of CloudNativePG ${CNPG_VERSION} and external-secrets ${EXTERNAL_SECRETS_VERSION} into ${TOOLS_DIR}/crds"
+  info "installed the CRDs of CloudNativePG ${CNPG_VERSION}, external-secrets ${EXTERNAL_SECRETS_VERSION} and the Gateway API's GRPCRoute ${GATEWAY_API_VERSION} into ${TOOLS_DIR}/crds"
 }
 
 # apt_extract PACKAGE DIR: the package's files under DIR/root. `apt-get download` needs no root; the package lists

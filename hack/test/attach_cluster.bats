@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # hack/attach-cluster.sh against a fake cluster (hack/test/stubs/attach-cluster-fake.sh as kubectl and helm) and a
-# stubbed curl: what it checks, installs and labels, in which order, what it sends to the API, that every failed
-# check says what to fix and changes nothing, and that a second run converges.
+# stubbed curl: what it checks (the Temporal gateway from a pod in the cluster too), installs and labels, in which order,
+# what it sends to the API, that every failed check says what to fix and changes nothing, and that a second run
+# converges.
 # shellcheck disable=SC2154 # status, output and stderr are set by bats' run
 
 setup() {
@@ -47,7 +48,7 @@ esac
 STUB
   chmod +x "${BIN}/curl"
   export PATH="${BIN}:/usr/bin:/bin"
-  unset HAMI_WAIT_TRIES NODE_CHECK_IMAGE NFS_CHECK_IMAGE ENVOY_GATEWAY_CHART ATTACH_WAIT_TRIES
+  unset HAMI_WAIT_TRIES NODE_CHECK_IMAGE NFS_CHECK_IMAGE ENVOY_GATEWAY_CHART ATTACH_WAIT_TRIES TEMPORAL_CHECK_IMAGE
   export GSHARE_TOKEN="admin-token"
   export ATTACH_WAIT_INTERVAL=0
   export HAMI_WAIT_INTERVAL=0
@@ -328,6 +329,84 @@ csi_values() {
   [ "${status}" -eq 0 ]
   run ! grep -q -- "debug node/" "${LOG}"
   [[ "${stderr}" == *"GPU node checks: skipped (--skip-node-checks)"* ]]
+}
+
+@test "the Temporal gateway is asked from a pod in the cluster, over TLS on the control plane's host:443, before any install" {
+  attach --no-wait
+  [ "${status}" -eq 0 ]
+  grep -qF -- "kubectl --kubeconfig ${KUBECONFIG_FILE} --namespace default run gshare-temporal-check --image curlimages/curl:8.11.1 --restart=Never --rm --attach" "${LOG}"
+  grep -qE -- "run gshare-temporal-check .* curl .* --http2 -H content-type: application/grpc .*https://gshare.example.com:443/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo$" "${LOG}"
+  [[ "${stderr}" == *"the Temporal gateway gshare.example.com:443 answers gRPC from inside the cluster (grpc-status 16)"* ]]
+  [ "$(line_of 'debug node/gpu-2')" -lt "$(line_of 'gshare-temporal-check')" ]
+  [ "$(line_of 'gshare-temporal-check')" -lt "$(line_of 'runtimeclass-nvidia')" ]
+  grep -q -- "delete pod gshare-temporal-check --ignore-not-found --wait=false" "${LOG}"
+}
+
+@test "--temporal-address names the gateway; plaintext h2c on a port other than 443; TEMPORAL_CHECK_IMAGE is the pod's image" {
+  TEMPORAL_CHECK_IMAGE=registry.lan:5000/curl:8 attach --temporal-address internal.example.com:7243 --no-wait
+  [ "${status}" -eq 0 ]
+  grep -qE -- "run gshare-temporal-check --image registry.lan:5000/curl:8 .* --http2-prior-knowledge .*http://internal.example.com:7243/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo$" "${LOG}"
+  run ! grep -q -- "gshare.example.com:443" "${LOG}"
+  # An http control plane: its host on 80.
+  : >"${LOG}"
+  run --separate-stderr "${SCRIPT}" --kubeconfig "${KUBECONFIG_FILE}" --name lab-c2 --control-plane http://GShare.example.com:8080 \
+    --session-domain gshare.lab-c2.example.com --no-wait
+  [ "${status}" -eq 0 ]
+  grep -qE -- "--http2-prior-knowledge .*http://gshare.example.com:80/temporal.api" "${LOG}"
+}
+
+@test "a Temporal gateway that does not answer stops the attach with what to open, before anything is installed" {
+  echo timeout >"${STATE}/temporal-gateway"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"the control plane's Temporal gateway gshare.example.com:443 does not answer gRPC from inside the cluster (no answer: curl: (28) Connection timed out"* ]]
+  [[ "${stderr}" == *"reaches Temporal only through it"* ]]
+  [[ "${stderr}" == *"--set temporalGateway.enabled=true --set ingress.internalPlane.enabled=true --set ingress.internalPlane.sourceRange="* ]]
+  [[ "${stderr}" == *"the Ingress gshare-temporal-gateway (backend-protocol GRPC)"* ]]
+  [[ "${stderr}" == *"--skip-temporal-check"* ]]
+  nothing_changed
+  grep -q -- "delete pod gshare-temporal-check --ignore-not-found --wait=false" "${LOG}"
+
+  echo 403 >"${STATE}/temporal-gateway"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"Temporal gateway gshare.example.com:443 does not answer gRPC from inside the cluster (HTTP 403: ingress.internalPlane.sourceRange does not take this cluster's address"* ]]
+  echo 404 >"${STATE}/temporal-gateway"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"(HTTP 404: nothing routes the WorkflowService path there (no Ingress gshare-temporal-gateway))"* ]]
+  echo 200 >"${STATE}/temporal-gateway"
+  attach
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"(HTTP 200 without a grpc-status: not the gateway's gRPC)"* ]]
+  nothing_changed
+}
+
+@test "--skip-temporal-check attaches without asking the Temporal gateway" {
+  echo timeout >"${STATE}/temporal-gateway"
+  attach --skip-temporal-check --no-wait
+  [ "${status}" -eq 0 ]
+  run ! grep -q -- "gshare-temporal-check" "${LOG}"
+  [[ "${stderr}" == *"Temporal gateway check: skipped (--skip-temporal-check)"* ]]
+}
+
+@test "a bad --temporal-address prints the usage, exits 2 and touches nothing" {
+  for address in gshare.example.com https://gshare.example.com:443 gshare.example.com:0 gshare.example.com:65536 \
+      gshare.example.com:44a :443 "gshare example.com:443" -gshare.example.com:443; do
+    attach --temporal-address "${address}"
+    [ "${status}" -eq 2 ]
+    [[ "${stderr}" == *"--temporal-address takes HOST:PORT (e.g. gshare.example.com:443), not ${address}"* ]]
+    [[ "${stderr}" == *"Usage: hack/attach-cluster.sh"* ]]
+    [[ "${stderr}" == *"--temporal-address HOST:PORT"* ]]
+  done
+  attach --temporal-address
+  [ "${status}" -eq 2 ]
+  [[ "${stderr}" == *"--temporal-address needs a value"* ]]
+  [ ! -s "${LOG}" ]
+  # IPv6, bracketed, is an address.
+  attach --temporal-address "[fd00::10]:443" --no-wait
+  [ "${status}" -eq 0 ]
+  grep -q -- "https://\[fd00::10\]:443/temporal.api" "${LOG}"
 }
 
 @test "unlabelled GPU nodes (gpu.present, GPU capacity, gpu=on) get gpu=on and --gpu-mode; CPU nodes are left alone" {

@@ -86,7 +86,7 @@ assert sc["capabilities"]["drop"] == ["ALL"] and sc["seccompProfile"]["type"] ==
 for kind in ("requests", "limits"):
     assert c["resources"][kind]["cpu"] and c["resources"][kind]["memory"], f"no {kind}"
 ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-assert ports == {"http": 8080, "management": 9090}, ports
+assert ports == {"http": 8080, "management": 9090, "temporal-gw": 7243}, ports
 for probe in ("startupProbe", "livenessProbe"):
     get = c[probe]["httpGet"]
     assert get["path"] == "/healthz" and ports[get["port"]] == 8080, f"{probe}: {get}"
@@ -102,7 +102,7 @@ assert pvc["spec"]["accessModes"] == ["ReadWriteOnce"]
 assert pvc["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
 assert pod["serviceAccountName"] == "gshare-api" and find("ServiceAccount", "gshare-api")
 svc = find("Service", "gshare-api")
-assert [p["port"] for p in svc["spec"]["ports"]] == [8080], "the Service must not route the management port"
+assert [(p["name"], p["port"], p["targetPort"]) for p in svc["spec"]["ports"]] == [("http", 8080, "http"), ("temporal-gw", 7243, "temporal-gw")], "the Service must not route the management port"
 pdb = find("PodDisruptionBudget", "gshare-api")
 assert pdb["spec"]["maxUnavailable"] == 1
 PY
@@ -118,7 +118,7 @@ want = {
     "GSHARE_TEMPORAL_ADDRESS": "temporal-frontend.temporal.svc:7233", "GSHARE_TEMPORAL_NAMESPACE": "default",
     "GSHARE_TEMPORAL_UI_URL": "", "GSHARE_SECURITY_KEY_DIR": "/var/lib/gshare/keys", "GSHARE_SECURITY_ISSUER": "gshare",
     "GSHARE_CLUSTERWORKER_DEPLOY": "kubernetes", "GSHARE_CLUSTERWORKER_IMAGEPULLPOLICY": "IfNotPresent",
-    "GSHARE_CLUSTERWORKER_TEMPORALADDRESS": "temporal-frontend.temporal.svc:7233",
+    "GSHARE_CLUSTERWORKER_TEMPORALADDRESS": "gshare-api.gshare-system.svc.cluster.local:7243",
     "GSHARE_CLUSTERWORKER_CONTROLPLANEURL": "http://gshare-api.gshare-system.svc.cluster.local:8080",
     "GSHARE_SESSIONS_AUTHURL": "http://gshare-api.gshare-system.svc.cluster.local:8080/internal/connect/verify",
     "GSHARE_NODE_STALE_SEC": "300", "GSHARE_VOLUME_RECLAIM_GRACE_HOURS": "24",
@@ -238,7 +238,8 @@ assert rule["host"] == "gshare.example.com"
 paths = [(p["path"], p["pathType"], p["backend"]["service"]["name"], p["backend"]["service"]["port"]["name"]) for p in rule["http"]["paths"]]
 assert paths == [("/", "Prefix", "gshare-api", "http")], paths
 closed = find("Ingress", "gshare-internal-closed")
-assert sorted(p["path"] for p in closed["spec"]["rules"][0]["http"]["paths"]) == ["/.well-known", "/internal"]
+assert sorted(p["path"] for p in closed["spec"]["rules"][0]["http"]["paths"]) == ["/.well-known", "/internal", "/temporal.api.workflowservice.v1.WorkflowService/"]
+assert find("Ingress", "gshare-temporal-gateway") is None
 assert closed["spec"]["rules"][0]["host"] == "gshare.example.com"
 assert closed["metadata"]["annotations"]["nginx.ingress.kubernetes.io/whitelist-source-range"] == "255.255.255.255/32"
 PY
@@ -267,6 +268,150 @@ assert "nginx.ingress.kubernetes.io/whitelist-source-range" not in ing["metadata
 # the public host still must not route the internal paths
 assert find("Ingress", "gshare-internal-closed")["spec"]["rules"][0]["host"] == "gshare.example.com"
 PY
+}
+
+# --- the Temporal gateway --------------------------------------------------------------------------------------
+
+@test "the Temporal gateway on the open internal plane: a gRPC Ingress, and workers get <host>:443 with TLS" {
+  render --set ingress.internalPlane.enabled=true --set ingress.internalPlane.sourceRange=10.0.0.0/8 \
+    --set ingress.internalPlane.annotations.example\\.com/team=gpu
+  check_docs <<'PY'
+ing = find("Ingress", "gshare-temporal-gateway")
+assert ing, "no gshare-temporal-gateway"
+ann = ing["metadata"]["annotations"]
+assert ann["nginx.ingress.kubernetes.io/backend-protocol"] == "GRPC", ann
+assert ann["nginx.ingress.kubernetes.io/whitelist-source-range"] == "10.0.0.0/8", ann
+assert int(ann["nginx.ingress.kubernetes.io/proxy-read-timeout"]) > 70, "Temporal's long polls last up to ~70 s"
+assert int(ann["nginx.ingress.kubernetes.io/proxy-send-timeout"]) > 70
+assert ann["example.com/team"] == "gpu", "ingress.internalPlane.annotations"
+rule = ing["spec"]["rules"][0]
+assert len(ing["spec"]["rules"]) == 1 and rule["host"] == "gshare.example.com"
+paths = [(p["path"], p["pathType"], p["backend"]["service"]["name"], p["backend"]["service"]["port"]["name"]) for p in rule["http"]["paths"]]
+assert paths == [("/temporal.api.workflowservice.v1.WorkflowService/", "Prefix", "gshare-api", "temporal-gw")], paths
+svc = {p["name"]: p for p in find("Service", "gshare-api")["spec"]["ports"]}
+assert svc["temporal-gw"]["appProtocol"] == "kubernetes.io/h2c" and svc["temporal-gw"]["targetPort"] == "temporal-gw"
+api = container(find("Deployment", "gshare-api"), "api")
+assert {"name": "temporal-gw", "containerPort": 7243, "protocol": "TCP"} in api["ports"], api["ports"]
+e = env(api)
+want = {
+    "GSHARE_TEMPORALGATEWAY_ENABLED": "true", "GSHARE_TEMPORALGATEWAY_PORT": "7243",
+    "GSHARE_CLUSTERWORKER_TEMPORALADDRESS": "gshare.example.com:443",
+    "GSHARE_CLUSTERWORKER_TEMPORALGATEWAY": "true", "GSHARE_CLUSTERWORKER_TEMPORALTLS": "true",
+}
+for name, value in want.items():
+    assert e.get(name) == value, f"{name}={e.get(name)!r}, want {value!r}"
+assert find("GRPCRoute", "gshare-temporal-gateway") is None
+PY
+  # Another internal-plane host: the gateway follows it, with TLS on the Ingress only where gshare-internal has it.
+  render --set ingress.internalPlane.enabled=true --set ingress.internalPlane.host=internal.example.com \
+    --set temporalGateway.port=7300 --set ingress.tls.enabled=true --set ingress.tls.secretName=gshare-tls
+  check_docs <<'PY'
+ing = find("Ingress", "gshare-temporal-gateway")
+assert ing["spec"]["rules"][0]["host"] == "internal.example.com"
+assert ing["spec"].get("tls") is None and find("Ingress", "gshare-internal")["spec"].get("tls") is None
+e = env(container(find("Deployment", "gshare-api"), "api"))
+assert e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"] == "internal.example.com:443" and e["GSHARE_TEMPORALGATEWAY_PORT"] == "7300"
+assert [p["port"] for p in find("Service", "gshare-api")["spec"]["ports"]] == [8080, 7300]
+PY
+  render --set ingress.internalPlane.enabled=true --set ingress.tls.enabled=true --set ingress.tls.secretName=gshare-tls
+  check_docs <<'PY'
+assert find("Ingress", "gshare-temporal-gateway")["spec"]["tls"] == [{"hosts": ["gshare.example.com"], "secretName": "gshare-tls"}]
+PY
+}
+
+@test "the Temporal gateway with the internal plane closed: workers of this cluster get the Service, without TLS" {
+  render
+  check_docs <<'PY'
+e = env(container(find("Deployment", "gshare-api"), "api"))
+assert e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"] == "gshare-api.gshare-system.svc.cluster.local:7243", e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"]
+assert e["GSHARE_CLUSTERWORKER_TEMPORALGATEWAY"] == "true" and e["GSHARE_CLUSTERWORKER_TEMPORALTLS"] == "false"
+assert e["GSHARE_TEMPORALGATEWAY_ENABLED"] == "true"
+assert find("Ingress", "gshare-temporal-gateway") is None
+PY
+  # operator.temporalAddress wins and is not TLS unless operator.temporalTls says so (e.g. behind a GRPCRoute).
+  render --set ingress.internalPlane.enabled=true --set operator.temporalAddress=temporal-gw.example.com:443
+  check_docs <<'PY'
+e = env(container(find("Deployment", "gshare-api"), "api"))
+assert e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"] == "temporal-gw.example.com:443" and e["GSHARE_CLUSTERWORKER_TEMPORALTLS"] == "false"
+PY
+  render --set operator.temporalAddress=temporal-gw.example.com:443 --set operator.temporalTls=true
+  check_docs <<'PY'
+assert env(container(find("Deployment", "gshare-api"), "api"))["GSHARE_CLUSTERWORKER_TEMPORALTLS"] == "true"
+PY
+  render --set ingress.internalPlane.enabled=true --set ingress.scheme=http
+  check_docs <<'PY'
+e = env(container(find("Deployment", "gshare-api"), "api"))
+assert e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"] == "gshare.example.com:80" and e["GSHARE_CLUSTERWORKER_TEMPORALTLS"] == "false"
+PY
+}
+
+@test "temporalGateway.enabled=false: no gateway port, Ingress or env; workers dial Temporal as before" {
+  render --set temporalGateway.enabled=false --set ingress.internalPlane.enabled=true
+  check_docs <<'PY'
+assert find("Ingress", "gshare-temporal-gateway") is None
+api = container(find("Deployment", "gshare-api"), "api")
+assert [p["name"] for p in api["ports"]] == ["http", "management"], api["ports"]
+assert [p["name"] for p in find("Service", "gshare-api")["spec"]["ports"]] == ["http"]
+e = env(api)
+assert "GSHARE_TEMPORALGATEWAY_ENABLED" not in e and "GSHARE_TEMPORALGATEWAY_PORT" not in e
+assert e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"] == "temporal-frontend.temporal.svc:7233", e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"]
+assert e["GSHARE_CLUSTERWORKER_TEMPORALGATEWAY"] == "false" and e["GSHARE_CLUSTERWORKER_TEMPORALTLS"] == "false"
+PY
+  render --set temporalGateway.enabled=false --set operator.temporalAddress=temporal.example.com:7233
+  check_docs <<'PY'
+assert env(container(find("Deployment", "gshare-api"), "api"))["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"] == "temporal.example.com:7233"
+PY
+}
+
+@test "temporalGateway.grpcRoute renders a GRPCRoute to the gateway's Service port, and needs parentRefs" {
+  render --set temporalGateway.grpcRoute.enabled=true --set ingress.internalPlane.host=internal.example.com \
+    --set 'temporalGateway.grpcRoute.parentRefs[0].name=gshare' \
+    --set 'temporalGateway.grpcRoute.parentRefs[0].namespace=envoy-gateway-system' \
+    --set 'temporalGateway.grpcRoute.parentRefs[0].sectionName=internal-https'
+  check_docs <<'PY'
+r = find("GRPCRoute", "gshare-temporal-gateway")
+assert r and r["apiVersion"] == "gateway.networking.k8s.io/v1", r
+assert r["metadata"]["namespace"] == "gshare-system"
+assert r["spec"]["parentRefs"] == [{"name": "gshare", "namespace": "envoy-gateway-system", "sectionName": "internal-https"}], r["spec"]["parentRefs"]
+assert r["spec"]["hostnames"] == ["internal.example.com"]
+rule, = r["spec"]["rules"]
+assert rule["matches"] == [{"method": {"type": "Exact", "service": "temporal.api.workflowservice.v1.WorkflowService"}}], rule["matches"]
+assert rule["backendRefs"] == [{"name": "gshare-api", "port": 7243}]
+PY
+  run --separate-stderr render --set temporalGateway.grpcRoute.enabled=true
+  [ "${status}" -ne 0 ]
+  [[ "${stderr}" == *"temporalGateway.grpcRoute.parentRefs"* ]]
+  # No gateway, no route.
+  render --set temporalGateway.enabled=false --set temporalGateway.grpcRoute.enabled=true
+  check_docs <<'PY'
+assert find("GRPCRoute", "gshare-temporal-gateway") is None
+PY
+}
+
+@test "the separate control worker does not serve the Temporal gateway, but hands the workers its address" {
+  render --set controlWorker.separate=true --set ingress.internalPlane.enabled=true
+  check_docs <<'PY'
+w = container(find("Deployment", "gshare-control-worker"), "control-worker")
+e = env(w)
+assert "GSHARE_TEMPORALGATEWAY_ENABLED" not in e and "GSHARE_TEMPORALGATEWAY_PORT" not in e, e
+assert "ports" not in w
+assert e["GSHARE_CLUSTERWORKER_TEMPORALADDRESS"] == "gshare.example.com:443" and e["GSHARE_CLUSTERWORKER_TEMPORALGATEWAY"] == "true"
+assert env(container(find("Deployment", "gshare-api"), "api"))["GSHARE_TEMPORALGATEWAY_ENABLED"] == "true"
+PY
+}
+
+@test "the schema refuses unknown keys and wrong values under temporalGateway and operator.temporalTls" {
+  run --separate-stderr render --set temporalGateway.enable=true
+  [ "${status}" -ne 0 ]
+  [[ "${stderr}" == *"enable"* ]]
+  run --separate-stderr render --set temporalGateway.grpcRoute.parentRef=x
+  [ "${status}" -ne 0 ]
+  [[ "${stderr}" == *"parentRef"* ]]
+  run --separate-stderr render --set temporalGateway.port=0
+  [ "${status}" -ne 0 ]
+  run --separate-stderr render --set-string operator.temporalTls=yes
+  [ "${status}" -ne 0 ]
+  [[ "${stderr}" == *"operator.temporalTls"* ]]
 }
 
 # --- the schema ------------------------------------------------------------------------------------------------
@@ -392,7 +537,8 @@ keys = find("ExternalSecret", "gshare-signing-keys")
 assert db and keys, "ExternalSecrets missing"
 assert db["spec"]["secretStoreRef"]["name"] == keys["spec"]["secretStoreRef"]["name"] != ""
 assert sorted(x["secretKey"] for x in db["spec"]["data"]) == ["password", "username"]
-assert sorted(x["secretKey"] for x in keys["spec"]["data"]) == ["internal-signing.jwks.json", "kubeconfig.key", "user-signing.jwks.json"]
+# the Temporal gateway's task-token seal too: a read-only key directory gets nothing generated
+assert sorted(x["secretKey"] for x in keys["spec"]["data"]) == ["internal-signing.jwks.json", "kubeconfig.key", "temporal-gateway-task-token.key", "user-signing.jwks.json"]
 assert find("Job", "gshare-register-local-cluster") is None
 assert not [d for d in docs if "redis" in str(d).lower()], "Redis is not deployed"
 PY
@@ -512,6 +658,7 @@ PY
   [[ "${notes}" == *"helm upgrade gshare charts/gshare -n gshare-system --reuse-values"* ]]
   [[ "${notes}" == *"--set ingress.internalPlane.enabled=true"* ]]
   [[ "${notes}" == *"--set ingress.internalPlane.sourceRange="* ]]
+  [[ "${notes}" == *"Cluster-workers reach Temporal at: gshare-api.gshare-system.svc.cluster.local:7243 (plain HTTP/2): the api's Temporal gateway"* ]]
 }
 
 @test "the chart README's values table lists every key of values.yaml, and only those" {

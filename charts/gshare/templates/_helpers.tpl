@@ -75,6 +75,37 @@ it is open (the operator guide opens it before attaching another cluster); else 
 {{- end -}}
 {{- end }}
 
+{{/*
+Temporal as cluster-workers reach it (GSHARE_CLUSTERWORKER_TEMPORALADDRESS). With the gateway: operator.temporalAddress;
+else the internal plane's host once it is open (ingress-nginx passes gRPC, over TLS on 443 when ingress.scheme is
+https); else the api's Service (the local cluster only). Without: Temporal's frontend itself.
+*/}}
+{{- define "gshare.workerTemporalAddress" -}}
+{{- $v := .Values -}}
+{{- if not $v.temporalGateway.enabled -}}
+{{- $v.operator.temporalAddress | default $v.temporal.address -}}
+{{- else if $v.operator.temporalAddress -}}
+{{- $v.operator.temporalAddress -}}
+{{- else if $v.ingress.internalPlane.enabled -}}
+{{- printf "%s:%d" (include "gshare.internalPlaneHost" .) (ternary 443 80 (eq $v.ingress.scheme "https")) -}}
+{{- else -}}
+{{- printf "gshare-api.%s.svc.%s:%d" .Release.Namespace $v.clusterDomain (int $v.temporalGateway.port) -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+"true" when the workers speak TLS to that address (GSHARE_CLUSTERWORKER_TEMPORALTLS): operator.temporalTls when set;
+else only for the derived internal-plane address on https (the ingress's certificate; the Service is plain h2c).
+*/}}
+{{- define "gshare.workerTemporalTls" -}}
+{{- $v := .Values -}}
+{{- if kindIs "bool" $v.operator.temporalTls -}}
+{{- $v.operator.temporalTls -}}
+{{- else -}}
+{{- and $v.temporalGateway.enabled (not $v.operator.temporalAddress) $v.ingress.internalPlane.enabled (eq $v.ingress.scheme "https") -}}
+{{- end -}}
+{{- end }}
+
 {{- define "gshare.sessionsAuthUrl" -}}
 {{- .Values.api.sessionsAuthUrl | default (printf "%s/internal/connect/verify" (include "gshare.controlPlaneUrl" .)) -}}
 {{- end }}
@@ -204,7 +235,11 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
 - name: GSHARE_CLUSTERWORKER_IMAGEPULLPOLICY
   value: {{ $v.operator.imagePullPolicy | quote }}
 - name: GSHARE_CLUSTERWORKER_TEMPORALADDRESS
-  value: {{ $v.operator.temporalAddress | default $v.temporal.address | quote }}
+  value: {{ include "gshare.workerTemporalAddress" $root | quote }}
+- name: GSHARE_CLUSTERWORKER_TEMPORALGATEWAY
+  value: {{ $v.temporalGateway.enabled | quote }}
+- name: GSHARE_CLUSTERWORKER_TEMPORALTLS
+  value: {{ include "gshare.workerTemporalTls" $root | quote }}
 - name: GSHARE_CLUSTERWORKER_CONTROLPLANEURL
   value: {{ include "gshare.controlPlaneUrl" $root | quote }}
 - name: GSHARE_CLUSTERWORKER_INVENTORYINTERVALSECONDS
@@ -222,6 +257,13 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
 {{- if and $v.controlWorker.separate (not .worker) }}
 - name: GSHARE_WORKER_ENABLED
   value: "false"
+{{- end }}
+{{- /* The Temporal gateway runs in the api pods only, which its Service port selects; not in the control worker. */}}
+{{- if and $v.temporalGateway.enabled (not .worker) }}
+- name: GSHARE_TEMPORALGATEWAY_ENABLED
+  value: "true"
+- name: GSHARE_TEMPORALGATEWAY_PORT
+  value: {{ $v.temporalGateway.port | quote }}
 {{- end }}
 {{- if $v.api.javaToolOptions }}
 - name: JAVA_TOOL_OPTIONS

@@ -21,6 +21,9 @@
 #   ingress-pods         the ingress-nginx controller pods: namespace/name|node|phase
 #   ingress-unpinned-node where helm's ingress-nginx controller runs when not pinned (default cpu-1)
 #   helm-fails-<release> helm upgrade --install <release> fails
+#   temporal-gateway     what the Temporal gateway check's pod (kubectl run gshare-temporal-check) gets: absent, the
+#                        gateway's gRPC answer (HTTP/2 200, grpc-status 16); "timeout", no answer; an HTTP status,
+#                        that status without a grpc-status
 set -o errexit -o nounset -o pipefail
 
 NAME="${0##*/}"
@@ -105,6 +108,22 @@ label() {
   echo "node/${node} labeled"
 }
 
+# temporal_check: what curl prints in the check pod (-D - -w 'http_code=...'), and its exit status.
+temporal_check() {
+  local answer
+  answer="$(cat "${STATE}/temporal-gateway" 2>/dev/null || true)"
+  case ${answer} in
+    "")
+      printf 'HTTP/2 200 \r\ncontent-type: application/grpc\r\ngrpc-status: 16\r\ngrpc-message: no operator token\r\n\r\nhttp_code=200\n' ;;
+    timeout)
+      printf 'http_code=000\n'
+      echo 'curl: (28) Connection timed out after 15002 milliseconds' >&2
+      echo 'pod default/gshare-temporal-check terminated (Error)' >&2
+      exit 1 ;;
+    *) printf 'HTTP/2 %s \r\ncontent-type: text/html\r\n\r\nhttp_code=%s\n' "${answer}" "${answer}" ;;
+  esac
+}
+
 debug_node() {
   local args="$*" node
   node="${args#*debug node/}"
@@ -124,6 +143,7 @@ fake_kubectl() {
   local kubeconfig
   kubeconfig="$(arg_after --kubeconfig "$@" || true)"
   case "$*" in
+    *" run gshare-temporal-check "*) temporal_check ;;
     *"config view --minify"*)
       [[ ! -f ${STATE}/no-context ]] || { echo 'error: current-context must exist in order to minify' >&2; exit 1; }
       sed -n 's/^[[:space:]]*server:[[:space:]]*//p' "${kubeconfig}" | head -n 1 | tr -d '\n' ;;

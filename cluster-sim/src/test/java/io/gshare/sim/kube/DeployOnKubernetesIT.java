@@ -42,7 +42,8 @@ class DeployOnKubernetesIT {
       }
     }
     run(repo(), "kubectl", tools().kubectl(), "wait", "--for=condition=Established", "--timeout=60s",
-        "crd/clusters.postgresql.cnpg.io", "crd/externalsecrets.external-secrets.io");
+        "crd/clusters.postgresql.cnpg.io", "crd/externalsecrets.external-secrets.io",
+        "crd/grpcroutes.gateway.networking.k8s.io");
   }
 
   @AfterAll
@@ -67,7 +68,11 @@ class DeployOnKubernetesIT {
     String namespace = release;
     List<String> chart = new ArrayList<>(List.of(release, repo().resolve("charts/gshare").toString(), "-n", namespace));
     if (values.startsWith("(")) {
-      chart.addAll(List.of("--set", "database.incluster.cloudnativepg=true"));
+      // With the internal plane open: the Temporal gateway's gRPC Ingress and its GRPCRoute are validated and applied.
+      chart.addAll(List.of("--set", "database.incluster.cloudnativepg=true", "--set", "ingress.internalPlane.enabled=true",
+          "--set", "temporalGateway.grpcRoute.enabled=true",
+          "--set", "temporalGateway.grpcRoute.parentRefs[0].name=gshare",
+          "--set", "temporalGateway.grpcRoute.parentRefs[0].namespace=envoy-gateway-system"));
     } else {
       chart.addAll(List.of("-f", repo().resolve(values).toString()));
     }
@@ -80,6 +85,10 @@ class DeployOnKubernetesIT {
     String dryRun = run(repo(), "kubectl", tools().kubectl(), "apply", "--server-side", "--dry-run=server",
         "--validate=strict", "-n", namespace, "-f", manifest.toString());
     assertThat(dryRun).contains("deployment.apps/gshare-api serverside-applied (server dry run)");
+    if (values.startsWith("(")) {
+      assertThat(dryRun).contains("ingress.networking.k8s.io/gshare-temporal-gateway serverside-applied",
+          "grpcroute.gateway.networking.k8s.io/gshare-temporal-gateway serverside-applied");
+    }
 
     List<String> install = new ArrayList<>(List.of("install", "--wait", "--wait-for-jobs", "--timeout", "4m"));
     install.addAll(chart);
