@@ -83,7 +83,8 @@ class ConfigurationKeysTest {
       assertThat(context.getBean(NodeProperties.class))
           .isEqualTo(new NodeProperties(Duration.ofSeconds(300), Duration.ofSeconds(30)));
       assertThat(context.getBean(ClusterWorkerProperties.class)).isEqualTo(new ClusterWorkerProperties(
-          ClusterWorkerProperties.Deploy.KUBERNETES, null, "registry.example.com/gshare", "IfNotPresent", null, null, 15,
+          ClusterWorkerProperties.Deploy.KUBERNETES, null, "registry.example.com/gshare", "IfNotPresent", null, false,
+          false, null, 15,
           300, Duration.ofSeconds(90),
           new ClusterWorkerProperties.Local(null, null, null), new ClusterWorkerProperties.Agent(false)));
       assertThat(context.getBean(TemporalProperties.class))

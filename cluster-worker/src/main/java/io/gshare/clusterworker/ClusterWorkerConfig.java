@@ -6,6 +6,7 @@ import static io.gshare.workflows.cluster.WorkerEnv.INVENTORY_INTERVAL;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_ADDRESS;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_API_KEY_FILE;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_NAMESPACE;
+import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_CA;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_CERT;
 import static io.gshare.workflows.cluster.WorkerEnv.TEMPORAL_TLS_KEY;
@@ -64,6 +65,7 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
       usage(TEMPORAL_TLS_CA.variable(), "the CA file of Temporal's server certificate (default: the JVM's trust store)"),
       usage(TEMPORAL_TLS_SERVER_NAME.variable(), "the name to verify Temporal's certificate against"),
       usage(TEMPORAL_API_KEY_FILE.variable(), "a file holding an API key sent as a bearer token (read on each call)"),
+      usage(TEMPORAL_TLS.variable(), "true: TLS to Temporal with no CA or certificate file (default false)"),
       usage("KUBERNETES_*", "fabric8 client settings; in a pod the service account is used"));
 
   private static String usage(String variable, String meaning) {
@@ -98,9 +100,13 @@ public record ClusterWorkerConfig(String clusterId, String temporalAddress, Stri
     }
     Duration interval = seconds(env, INVENTORY_INTERVAL.variable(), Duration.ofSeconds(15), problems);
     Duration volumeSync = seconds(env, VOLUME_SYNC_INTERVAL.variable(), Duration.ofMinutes(5), problems);
+    String tls = blankToNull(env.get(TEMPORAL_TLS.variable()));
+    if (tls != null && !tls.equals("true") && !tls.equals("false")) {
+      problems.add(TEMPORAL_TLS.variable() + " '" + tls + "' must be true or false");
+    }
     TemporalClientAuth auth = new TemporalClientAuth(path(env, TEMPORAL_TLS_CERT), path(env, TEMPORAL_TLS_KEY),
         path(env, TEMPORAL_TLS_CA), blankToNull(env.get(TEMPORAL_TLS_SERVER_NAME.variable())),
-        path(env, TEMPORAL_API_KEY_FILE));
+        path(env, TEMPORAL_API_KEY_FILE), "true".equals(tls));
     problems.addAll(auth.problems(TEMPORAL_TLS_CERT.variable(), TEMPORAL_TLS_KEY.variable(), TEMPORAL_TLS_CA.variable(),
         TEMPORAL_API_KEY_FILE.variable()));
     if (!problems.isEmpty()) {

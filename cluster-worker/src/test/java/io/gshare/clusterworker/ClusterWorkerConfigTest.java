@@ -41,6 +41,9 @@ class ClusterWorkerConfigTest {
         "GSHARE_TEMPORAL_TLS_CERT", "/nonexistent/tls.crt")))
         .hasMessageContaining("GSHARE_TEMPORAL_TLS_CERT and GSHARE_TEMPORAL_TLS_KEY go together")
         .hasMessageContaining("GSHARE_TEMPORAL_TLS_CERT '/nonexistent/tls.crt' is not a readable file");
+    assertThatThrownBy(() -> ClusterWorkerConfig.fromEnvironment(Map.of("GSHARE_CLUSTER_ID", "clu_1",
+        "GSHARE_TEMPORAL_TLS", "yes")))
+        .hasMessageContaining("GSHARE_TEMPORAL_TLS 'yes' must be true or false");
   }
 
   @Test
@@ -63,9 +66,9 @@ class ClusterWorkerConfigTest {
       variables.add(variable.group(1));
     }
     assertThat(ClusterWorkerConfig.USAGE.lines().filter(line -> line.matches("  [A-Z].*")))
-        .as("each variable stands apart from what it means").hasSize(13)
+        .as("each variable stands apart from what it means").hasSize(14)
         .allSatisfy(line -> assertThat(line).matches("  (GSHARE_[A-Z_]+|KUBERNETES_\\*) +\\S.*"));
-    assertThat(variables).hasSize(13)
+    assertThat(variables).hasSize(14)
         .allSatisfy(name -> assertThat(section).as("docs/configuration.md's cluster-worker table lists %s", name).contains("| `" + name + "` |"));
   }
 }

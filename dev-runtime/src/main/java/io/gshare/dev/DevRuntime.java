@@ -469,6 +469,11 @@ public final class DevRuntime implements AutoCloseable {
     return temporalAddress;
   }
 
+  /** The api's Temporal gateway, where the cluster-workers reach Temporal with their operator tokens. */
+  public String temporalGatewayAddress() {
+    return "127.0.0.1:" + gatewayPort();
+  }
+
   /** The embedded OpenID Connect provider's issuer. */
   public String oidcIssuer() {
     return oidcIssuer;

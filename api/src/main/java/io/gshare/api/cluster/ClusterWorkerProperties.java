@@ -21,6 +21,10 @@ import org.springframework.validation.annotation.Validated;
  * @param imagePullPolicy the worker container's pull policy for {@code kubernetes}
  * @param temporalAddress the Temporal frontend as the worker reaches it (from inside its cluster); empty means
  *     {@code gshare.temporal.address}
+ * @param temporalGateway {@code temporalAddress} is the control plane's Temporal gateway: the worker's operator token
+ *     is its API key and it is handed no Temporal credential (the chart's default)
+ * @param temporalTls the worker speaks TLS to {@code temporalAddress} with the JVM's trust store (the internal
+ *     plane's ingress)
  * @param controlPlaneUrl the control plane as the worker reaches it; empty in local mode means this api
  * @param inventoryIntervalSeconds how often the worker reports its inventory (15 s, as the guide says)
  * @param volumeSyncIntervalSeconds how often the worker syncs volumes (claims, usage, StorageClasses): 5 min, the
@@ -39,6 +43,8 @@ public record ClusterWorkerProperties(
         message = "must be a registry host with an optional path, without a tag") String imageRegistry,
     @DefaultValue("IfNotPresent") @Pattern(regexp = "Always|IfNotPresent|Never") String imagePullPolicy,
     @Pattern(regexp = "([^\\s:/]+:\\d{1,5})?", message = "must be host:port") String temporalAddress,
+    @DefaultValue("false") boolean temporalGateway,
+    @DefaultValue("false") boolean temporalTls,
     @Pattern(regexp = "(https?://\\S+)?", message = "must be an http(s) URL") String controlPlaneUrl,
     @DefaultValue("15") @Positive int inventoryIntervalSeconds,
     @DefaultValue("300") @Positive int volumeSyncIntervalSeconds,

@@ -61,7 +61,8 @@ class ControlActivitiesConfig {
       case KUBERNETES -> new KubernetesWorkerDeployer(new WorkerObjects.Settings(
           worker.imageFor(build.getIfAvailable() == null ? null : build.getIfAvailable().getVersion()),
           worker.imagePullPolicy(), temporalAddress, temporal.namespace(), worker.controlPlaneUrl(),
-          worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds()), worker.agent().enabled());
+          worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds(), worker.temporalGateway(),
+          worker.temporalTls()), worker.agent().enabled());
     };
   }
 

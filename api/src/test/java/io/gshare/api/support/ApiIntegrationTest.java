@@ -273,9 +273,14 @@ public abstract class ApiIntegrationTest {
   /** {@link #attachSimulator(String, String, String, int, long)} with the cluster's session domain given. */
   protected AttachedSimulator attachSimulator(String prefix, String hostname, String model, int gpus, long memoryMib,
       String sessionDomain) throws IOException {
-    KubeCluster sim = startCluster(new SimSeed("v1.37.2", List.of(
+    return attachSimulator(prefix, new SimSeed("v1.37.2", List.of(
         new SimSeed.NodeSpec(hostname, "exclusive", new SimSeed.GpuSpec(model, gpus, memoryMib, null),
-            Map.of())), null), prefix);
+            Map.of())), null), sessionDomain);
+  }
+
+  /** A cluster of the nodes {@code seed} names, started and attached as above. */
+  protected AttachedSimulator attachSimulator(String prefix, SimSeed seed, String sessionDomain) throws IOException {
+    KubeCluster sim = startCluster(seed, prefix);
     String kubeconfig = Files.readString(sim.writeKubeconfig(Files.createTempFile(prefix, ".kubeconfig")));
     GshareClient admin = api(adminToken());
     Cluster.Accepted accepted = admin.clusters().register(new Cluster.NewCluster(

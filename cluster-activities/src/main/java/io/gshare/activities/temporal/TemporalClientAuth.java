@@ -28,14 +28,21 @@ import javax.net.ssl.TrustManagerFactory;
  * @param serverCa the CA certificate(s) (PEM) to trust for the server; null: the JVM's trust store
  * @param serverName the server name to verify (the TLS authority); null: the address's host
  * @param apiKeyFile a file holding an API key; null: none
+ * @param tlsRequested TLS even with no file (the JVM's trust store), as through the internal plane's ingress
  */
-public record TemporalClientAuth(Path clientCert, Path clientKey, Path serverCa, String serverName, Path apiKeyFile) {
+public record TemporalClientAuth(Path clientCert, Path clientKey, Path serverCa, String serverName, Path apiKeyFile,
+    boolean tlsRequested) {
 
   public static final TemporalClientAuth NONE = new TemporalClientAuth(null, null, null, null, null);
 
-  /** TLS is on when a client certificate or a server CA is given. */
+  /** TLS when a certificate or CA file is given. */
+  public TemporalClientAuth(Path clientCert, Path clientKey, Path serverCa, String serverName, Path apiKeyFile) {
+    this(clientCert, clientKey, serverCa, serverName, apiKeyFile, false);
+  }
+
+  /** TLS is on when asked for, or when a client certificate or a server CA is given. */
   public boolean tls() {
-    return clientCert != null || serverCa != null;
+    return tlsRequested || clientCert != null || serverCa != null;
   }
 
   /** What is wrong with these settings (files missing, a certificate without its key); empty when usable. */

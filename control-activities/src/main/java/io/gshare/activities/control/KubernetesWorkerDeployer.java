@@ -26,8 +26,9 @@ public final class KubernetesWorkerDeployer implements WorkerDeployer {
 
   @Override
   public String ensureRunning(String clusterId, KubernetesClient cluster) {
-    // The Temporal credentials an operator put in this cluster, if any (only the keys: their values stay there).
-    var credentials = cluster.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TEMPORAL_CLIENT_SECRET)
+    // The Temporal credentials an operator put in this cluster, if any (only the keys: their values stay there);
+    // through the gateway the worker takes none of them.
+    var credentials = settings.temporalGateway() ? null : cluster.secrets().inNamespace(WorkerObjects.NAMESPACE).withName(WorkerObjects.TEMPORAL_CLIENT_SECRET)
         .get();
     Set<String> keys = new TreeSet<>();
     if (credentials != null) {

@@ -5,13 +5,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.client.ApiPaths;
 import io.gshare.client.ApiResponse;
 import io.gshare.dev.DemoCatalogue;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
+import io.gshare.workflows.common.TaskQueues;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.common.v1.WorkflowType;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.taskqueue.v1.TaskQueue;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.PollActivityTaskQueueRequest;
+import io.temporal.api.workflowservice.v1.PollWorkflowTaskQueueRequest;
+import io.temporal.api.workflowservice.v1.RespondActivityTaskCompletedByIdRequest;
+import io.temporal.api.workflowservice.v1.RespondActivityTaskCompletedRequest;
+import io.temporal.api.workflowservice.v1.SignalWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.StartWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.TerminateWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.WorkflowServiceGrpc;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -19,6 +39,7 @@ import java.math.RoundingMode;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -30,7 +51,9 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,7 +61,11 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -371,6 +398,106 @@ class FaultSuiteControlPlaneIT extends FaultSuite {
         .isEqualTo("running");
     endScenario(info, started, started);
     terminate(sessionOfA);
+  }
+
+  @Test
+  @DisplayName("21 a compromised data plane: its operator token against Temporal, beside live sessions")
+  void aCompromisedDataPlane(TestInfo info) throws Exception {
+    Instant started = Instant.now();
+    String attacked = startSession("fault-21-attacked");
+    String clusterA = runtime.clusters().get(0).id();
+    String token = operatorToken();
+    String ns = "default";
+    WorkflowExecution target = WorkflowExecution.newBuilder().setWorkflowId("session-" + attacked).build();
+    TaskQueue control = TaskQueue.newBuilder().setName(TaskQueues.CONTROL).build();
+    byte[] secret = Base64.getDecoder().decode(Files.readString(runtime.dataDir().resolve("keys")
+        .resolve("temporal-gateway-task-token.key")).trim());
+    // A task token as the gateway seals it for another cluster's worker (the documented format, made here
+    // independently of the api's code), as a compromised cluster might have captured it.
+    ByteString capturedFromB = sealed(secret, "clu_another", "captured".getBytes(StandardCharsets.UTF_8));
+    Map<String, Function<WorkflowServiceGrpc.WorkflowServiceBlockingStub, Object>> attack = new LinkedHashMap<>();
+    attack.put("terminate a live session's workflow", s -> s.terminateWorkflowExecution(
+        TerminateWorkflowExecutionRequest.newBuilder().setNamespace(ns).setWorkflowExecution(target).build()));
+    attack.put("signal it", s -> s.signalWorkflowExecution(SignalWorkflowExecutionRequest.newBuilder()
+        .setNamespace(ns).setWorkflowExecution(target).setSignalName("forged-by-fault-21").build()));
+    attack.put("read its history", s -> s.getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder()
+        .setNamespace(ns).setExecution(target).build()));
+    attack.put("list every operation", s -> s.listWorkflowExecutions(ListWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(ns).build()));
+    attack.put("start a workflow", s -> s.startWorkflowExecution(StartWorkflowExecutionRequest.newBuilder()
+        .setNamespace(ns).setWorkflowId("forged-by-fault-21").setRequestId("fault-21")
+        .setWorkflowType(WorkflowType.newBuilder().setName("SessionWorkflow")).setTaskQueue(control).build()));
+    attack.put("poll the workflow tasks", s -> s.pollWorkflowTaskQueue(PollWorkflowTaskQueueRequest.newBuilder()
+        .setNamespace(ns).setTaskQueue(control).build()));
+    attack.put("poll another cluster's queue", s -> s.pollActivityTaskQueue(PollActivityTaskQueueRequest.newBuilder()
+        .setNamespace(ns).setTaskQueue(TaskQueue.newBuilder().setName("gshare-cluster-clu_another")).build()));
+    attack.put("complete another cluster's task", s -> s.respondActivityTaskCompleted(
+        RespondActivityTaskCompletedRequest.newBuilder().setNamespace(ns).setTaskToken(capturedFromB).build()));
+    attack.put("complete a task by its ids", s -> s.respondActivityTaskCompletedById(
+        RespondActivityTaskCompletedByIdRequest.newBuilder().setNamespace(ns).setWorkflowId(target.getWorkflowId())
+            .setActivityId("1").build()));
+
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    // Live work beside the attack: another session starting, through the same worker the token belongs to.
+    Future<String> beside = pool.submit(() -> startSession("fault-21-beside"));
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(runtime.temporalGatewayAddress()).setEnableHttps(false).addApiKey(() -> token).build());
+    List<String> notRefused = new ArrayList<>();
+    try {
+      for (var call : attack.entrySet()) {
+        try {
+          call.getValue().apply(stubs.blockingStub().withDeadlineAfter(10, TimeUnit.SECONDS));
+          notRefused.add(call.getKey());
+        } catch (StatusRuntimeException e) {
+          if (e.getStatus().getCode() != Status.Code.PERMISSION_DENIED) {
+            notRefused.add(call.getKey() + ": " + e.getStatus());
+          }
+        }
+      }
+      // The forgery is sound: sealed for cluster A itself, the gateway lets the token through to Temporal, which
+      // refuses the made-up task inside it for what it is, not for whose it is.
+      StatusRuntimeException own = org.assertj.core.api.Assertions.catchThrowableOfType(StatusRuntimeException.class,
+          () -> stubs.blockingStub().withDeadlineAfter(10, TimeUnit.SECONDS).respondActivityTaskCompleted(
+              RespondActivityTaskCompletedRequest.newBuilder().setNamespace(ns)
+                  .setTaskToken(sealed(secret, clusterA, "captured".getBytes(StandardCharsets.UTF_8))).build()));
+      assertThat(own.getStatus().getCode()).as(own.getStatus().toString()).isNotEqualTo(Status.Code.PERMISSION_DENIED);
+    } finally {
+      stubs.shutdownNow();
+    }
+    Instant lastFault = Instant.now();
+    assertThat(notRefused).as("calls a compromised cluster's token was not refused").isEmpty();
+    String besideSession = beside.get(3, TimeUnit.MINUTES);
+    pool.shutdown();
+
+    // The attacked session runs on, its workflow neither signalled, cancelled nor terminated by the attack.
+    assertThat(awaitState(attacked, List.of("running"), Duration.ofSeconds(30))).isEqualTo("running");
+    WorkflowServiceStubs direct = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(runtime.temporalAddress()).build());
+    try {
+      var events = direct.blockingStub().getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder()
+          .setNamespace(ns).setExecution(target).build()).getHistory().getEventsList();
+      assertThat(events).noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED
+          || e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED
+          || e.hasWorkflowExecutionSignaledEventAttributes()
+          && e.getWorkflowExecutionSignaledEventAttributes().getSignalName().equals("forged-by-fault-21"));
+    } finally {
+      direct.shutdownNow();
+    }
+    note = attack.size() + " calls refused";
+    endScenario(info, started, lastFault);
+    terminate(attacked);
+    terminate(besideSession);
+  }
+
+  /** {@code version 1 || HMAC-SHA256(HMAC-SHA256(secret, "gshare-task-token/" + cluster), upstream)[0..16) || upstream}. */
+  private static ByteString sealed(byte[] secret, String clusterId, byte[] upstream) throws Exception {
+    Mac derive = Mac.getInstance("HmacSHA256");
+    derive.init(new SecretKeySpec(secret, "HmacSHA256"));
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(derive.doFinal(("gshare-task-token/" + clusterId).getBytes(StandardCharsets.UTF_8)),
+        "HmacSHA256"));
+    return ByteString.copyFrom(new byte[] {1}).concat(ByteString.copyFrom(Arrays.copyOf(mac.doFinal(upstream), 16)))
+        .concat(ByteString.copyFrom(upstream));
   }
 
   @Test

@@ -143,8 +143,7 @@ public class ClusterAttachWorkflowImpl implements ClusterAttachWorkflow {
       try {
         worker = ping.ping();
       } catch (ActivityFailure e) {
-        lastProblem = "no cluster-worker polled " + TaskQueues.cluster(clusterId) + " within "
-            + request.workerWait().toSeconds() + "s";
+        lastProblem = WorkerNotPolling.problem(clusterId, request.workerWait());
         log.warn("attach {}: {} (attempt {})", clusterId, lastProblem, attempt);
         continue;
       }

@@ -51,9 +51,7 @@ public class ClusterProbeWorkflowImpl implements ClusterProbeWorkflow {
             clusterId,
             ClusterProbeResult.UNREACHABLE,
             Map.of("worker_polling", false),
-            "no cluster-worker polled " + TaskQueues.cluster(clusterId) + " within "
-                + request.workerWaitOrDefault().toSeconds() + "s: check the gshare-cluster-worker pod in the"
-                + " cluster and that it reaches the Temporal frontend",
+            WorkerNotPolling.problem(clusterId, request.workerWaitOrDefault()),
             null);
       }
       String why = rootMessage(failure);

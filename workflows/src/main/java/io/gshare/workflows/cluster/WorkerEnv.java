@@ -23,6 +23,11 @@ public enum WorkerEnv {
   TEMPORAL_TLS_CA("GSHARE_TEMPORAL_TLS_CA"),
   /** The name to verify Temporal's certificate against, when the address is not it. */
   TEMPORAL_TLS_SERVER_NAME("GSHARE_TEMPORAL_TLS_SERVER_NAME"),
+  /**
+   * {@code true}: TLS to Temporal even with no CA or client certificate, trusting the JVM's trust store (the
+   * internal plane's ingress in front of the control plane's Temporal gateway).
+   */
+  TEMPORAL_TLS("GSHARE_TEMPORAL_TLS"),
   /** A file holding an API key (a JWT for Temporal's authorizer), sent as a bearer token; read on each call. */
   TEMPORAL_API_KEY_FILE("GSHARE_TEMPORAL_API_KEY_FILE");
 

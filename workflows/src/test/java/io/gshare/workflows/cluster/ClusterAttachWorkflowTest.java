@@ -141,7 +141,8 @@ class ClusterAttachWorkflowTest {
 
     // The embedded server times schedule-to-start in real time: keep the wait short.
     assertThatThrownBy(() -> stub(client, worker).attach(new ClusterAttachRequest(CLUSTER, Duration.ofSeconds(2), 3)))
-        .rootCause().hasMessageContaining("no cluster-worker polled gshare-cluster-clu_new within 2s").hasMessageContaining("3 deployments");
+        .rootCause().hasMessageContaining("no cluster-worker polled gshare-cluster-clu_new within 2s")
+        .hasMessageContaining("Temporal gateway").hasMessageContaining("3 deployments");
     verify(remote, times(3)).deployWorker(CLUSTER);
   }
 

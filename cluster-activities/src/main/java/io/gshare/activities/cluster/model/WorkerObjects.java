@@ -62,9 +62,25 @@ public final class WorkerObjects {
       WorkerEnv.TEMPORAL_API_KEY_FILE);
   private static final String TEMPORAL_SERVER_NAME_KEY = "server-name";
 
-  /** What a worker Deployment is made of. */
+  /**
+   * What a worker Deployment is made of.
+   *
+   * @param temporalGateway {@code temporalAddress} is the control plane's Temporal gateway: the worker sends its
+   *     operator token as its API key and holds no Temporal credential ({@link #TEMPORAL_CLIENT_SECRET} is not mounted)
+   * @param temporalTls the worker speaks TLS to {@code temporalAddress} with the JVM's trust store (the internal
+   *     plane's ingress certificate) even with no CA file
+   */
   public record Settings(String image, String imagePullPolicy, String temporalAddress, String temporalNamespace,
-      String controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {}
+      String controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds, boolean temporalGateway,
+      boolean temporalTls) {
+
+    /** Straight to the frontend, with the credentials of the cluster's {@link #TEMPORAL_CLIENT_SECRET} if any. */
+    public Settings(String image, String imagePullPolicy, String temporalAddress, String temporalNamespace,
+        String controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {
+      this(image, imagePullPolicy, temporalAddress, temporalNamespace, controlPlaneUrl, inventoryIntervalSeconds,
+          volumeSyncIntervalSeconds, false, false);
+    }
+  }
 
   private WorkerObjects() {}
 
@@ -148,9 +164,11 @@ public final class WorkerObjects {
 
   /**
    * The Deployment, with the keys of {@link #TEMPORAL_CLIENT_SECRET} the cluster holds ({@code temporalClientKeys},
-   * empty when it has none) mounted and named to the worker.
+   * empty when it has none) mounted and named to the worker; through the gateway, none of them: the worker's
+   * operator token is its only credential.
    */
-  public static Deployment deployment(String clusterId, Settings settings, Set<String> temporalClientKeys) {
+  public static Deployment deployment(String clusterId, Settings settings, Set<String> heldTemporalClientKeys) {
+    Set<String> temporalClientKeys = settings.temporalGateway() ? Set.of() : heldTemporalClientKeys;
     List<EnvVar> env = new ArrayList<>(environment(clusterId, settings.temporalAddress(),
         settings.temporalNamespace(), settings.controlPlaneUrl(), TOKEN_MOUNT + "/" + TOKEN_KEY,
         settings.inventoryIntervalSeconds(), settings.volumeSyncIntervalSeconds())
@@ -161,6 +179,13 @@ public final class WorkerObjects {
         .sorted(Map.Entry.comparingByKey())
         .forEach(f -> env.add(new EnvVarBuilder().withName(f.getValue().variable())
             .withValue(TEMPORAL_CLIENT_MOUNT + "/" + f.getKey()).build()));
+    if (settings.temporalGateway()) {
+      env.add(new EnvVarBuilder().withName(WorkerEnv.TEMPORAL_API_KEY_FILE.variable())
+          .withValue(TOKEN_MOUNT + "/" + TOKEN_KEY).build());
+    }
+    if (settings.temporalTls()) {
+      env.add(new EnvVarBuilder().withName(WorkerEnv.TEMPORAL_TLS.variable()).withValue("true").build());
+    }
     if (temporalClientKeys.contains(TEMPORAL_SERVER_NAME_KEY)) {
       env.add(new EnvVarBuilder().withName(WorkerEnv.TEMPORAL_TLS_SERVER_NAME.variable()).withNewValueFrom()
           .withNewSecretKeyRef(TEMPORAL_SERVER_NAME_KEY, TEMPORAL_CLIENT_SECRET, false).endValueFrom().build());
