@@ -4,7 +4,7 @@ MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
 
-.PHONY: help build fmt cli dev test test-java test-e2e test-faults test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
+.PHONY: help build fmt cli dev test test-java test-e2e test-faults test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission bench-gateway clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -96,6 +96,10 @@ bench-allocation: tools ## benchmark: 32 concurrent clients placing GPU slices (
 bench-admission: tools ## benchmark: today's create (transaction, then eager start) against Update-With-Start (placement in the workflow), 32 clients (prints p50/p99 per path)
 	$(MVN) -q -DskipTests install
 	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.AdmissionPathBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"
+
+bench-gateway: tools ## benchmark: the Temporal gateway's cost, the same activity load straight to the frontend and through it, 32 workflows x 20 activities and one alone (prints activities/s, p50/p99 per activity, added latency, CPU)
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -pl api exec:java -Dexec.mainClass=io.gshare.api.bench.GatewayBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)" -Dgshare.temporal.cli=$(CURDIR)/.tools/bin/temporal
 
 bench-sessions: tools build ## benchmark: a ramp of users (BENCH_ARGS="8,32,64,128 2") running session lifecycles on the dev runtime (lifecycles/s, p50/p99 per command, CPU per lifecycle per process, the raw minimum)
 	$(MVN) -q -pl dev-runtime test-compile exec:java -Dexec.mainClass=io.gshare.dev.bench.SessionBench -Dexec.classpathScope=test -Dexec.args="$(BENCH_ARGS)"

@@ -32,13 +32,13 @@ class TemporalGatewayConfig {
   @Bean(destroyMethod = "close")
   TemporalGateway temporalGateway(TemporalGatewayProperties gateway, TemporalProperties temporal,
       WorkflowServiceStubs stubs, Callers callers, AuditLog audit, SecurityProperties security) {
-    OperatorAuthenticator authenticator = token -> {
+    OperatorAuthenticator authenticator = RememberedTokens.of(token -> {
       try {
         return callers.operator(token).clusterId();
       } catch (InvalidTokenException e) {
         throw new OperatorAuthenticator.Refused(e.getMessage());
       }
-    };
+    }, gateway.tokenCache());
     DeniedCalls denied = (clusterId, method, rule) ->
         audit.denied(clusterId == null ? "anonymous" : "operator:" + clusterId, "temporal", method, rule);
     TemporalGateway started = TemporalGateway.start(new InetSocketAddress(gateway.bindAddress(), gateway.port()),
