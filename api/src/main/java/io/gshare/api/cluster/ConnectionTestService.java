@@ -19,8 +19,9 @@ import java.util.concurrent.TimeoutException;
 import org.springframework.stereotype.Service;
 
 /**
- * Runs the cluster probe workflow and records its verdict. The api never calls an apiserver itself:
- * the cluster's own worker describes the cluster, reached through Temporal.
+ * Runs the cluster probe workflow and records its verdict. The HTTP layer calls no apiserver: the cluster's own worker
+ * describes the cluster, reached through Temporal (the control activities that attach and detach clusters do reach
+ * an apiserver, with the stored kubeconfig).
  */
 @Service
 public class ConnectionTestService {
