@@ -414,6 +414,33 @@ PY
   [[ "${stderr}" == *"operator.temporalTls"* ]]
 }
 
+@test "the seed's idle sources: operator.hamiMonitorUrl by default, operator.prometheusUrl when set, for every cluster" {
+  render
+  check_docs <<'PY'
+e = env(container(find("Deployment", "gshare-api"), "api"))
+assert e["GSHARE_IDLE_HAMIMONITORURL"] == "http://hami-device-plugin-monitor.kube-system.svc:31992", e
+assert e["GSHARE_IDLE_PROMETHEUSURL"] == "", e
+PY
+  render --set operator.prometheusUrl=http://prometheus.monitoring.svc:9090 --set operator.hamiMonitorUrl=
+  check_docs <<'PY'
+e = env(container(find("Deployment", "gshare-api"), "api"))
+assert e["GSHARE_IDLE_PROMETHEUSURL"] == "http://prometheus.monitoring.svc:9090" and e["GSHARE_IDLE_HAMIMONITORURL"] == "", e
+PY
+  run --separate-stderr render --set operator.prometheusUrl=prometheus.monitoring.svc:9090
+  [ "${status}" -ne 0 ]
+  [[ "${stderr}" == *"operator.prometheusUrl"* ]]
+}
+
+@test "the seed's operator.volumeStorageClass=gshare-data is accepted and names the claims' default StorageClass" {
+  render --set operator.volumeStorageClass=gshare-data
+  check_docs <<'PY'
+assert env(container(find("Deployment", "gshare-api"), "api"))["GSHARE_VOLUMES_DEFAULTSTORAGECLASS"] == "gshare-data"
+PY
+  run --separate-stderr render --set operator.volumeStorageClass=Gshare_Data
+  [ "${status}" -ne 0 ]
+  [[ "${stderr}" == *"operator.volumeStorageClass"* ]]
+}
+
 # --- the schema ------------------------------------------------------------------------------------------------
 
 @test "the schema refuses misspelt keys at the top and nested" {

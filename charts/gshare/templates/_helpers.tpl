@@ -224,6 +224,8 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
   value: {{ $v.api.nodeStaleSec | quote }}
 - name: GSHARE_VOLUME_RECLAIM_GRACE_HOURS
   value: {{ $v.api.volumeReclaimGraceHours | quote }}
+- name: GSHARE_VOLUMES_DEFAULTSTORAGECLASS
+  value: {{ $v.operator.volumeStorageClass | quote }}
 - name: GSHARE_RATE_LIMIT_USER_COMMANDS_PER_SECOND
   value: {{ $v.api.rateLimits.userCommandsPerSecond | quote }}
 - name: GSHARE_RATE_LIMIT_CLUSTER_REPORTS_PER_SECOND
@@ -248,6 +250,10 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
   value: {{ $v.operator.volumeSyncInterval | quote }}
 - name: GSHARE_CLUSTERWORKER_AGENT_ENABLED
   value: {{ $v.agent.enabled | quote }}
+- name: GSHARE_IDLE_PROMETHEUSURL
+  value: {{ $v.operator.prometheusUrl | quote }}
+- name: GSHARE_IDLE_HAMIMONITORURL
+  value: {{ $v.operator.hamiMonitorUrl | quote }}
 - name: GSHARE_SESSIONS_AUTHURL
   value: {{ include "gshare.sessionsAuthUrl" $root | quote }}
 {{- if $v.api.checkpointBuilderImage }}

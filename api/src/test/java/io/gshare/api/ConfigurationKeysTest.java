@@ -94,9 +94,9 @@ class ConfigurationKeysTest {
           Duration.ofSeconds(60), "gshare_token"));
       assertThat(context.getBean(WorkerProperties.class)).isEqualTo(new WorkerProperties(true));
       assertThat(context.getBean(DevProperties.class)).isEqualTo(new DevProperties(null, false));
-      assertThat(context.getBean(VolumeProperties.class)).isEqualTo(new VolumeProperties(Duration.ofHours(24)));
+      assertThat(context.getBean(VolumeProperties.class)).isEqualTo(new VolumeProperties(Duration.ofHours(24), ""));
       assertThat(context.getBean(IdleReaperProperties.class)).isEqualTo(new IdleReaperProperties(true,
-          Duration.ofSeconds(60), Duration.ofMinutes(2), Duration.ofSeconds(60)));
+          Duration.ofSeconds(60), Duration.ofMinutes(2), Duration.ofSeconds(60), "", ""));
       assertThat(context.getBean(TokenRotationProperties.class)).isEqualTo(
           new TokenRotationProperties(true, Duration.ofHours(24), Duration.ofDays(30),
               Duration.ofMinutes(3), Duration.ofSeconds(10), Duration.ofDays(2), Duration.ofSeconds(60)));

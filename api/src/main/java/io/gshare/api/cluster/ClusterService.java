@@ -217,8 +217,10 @@ public class ClusterService {
     if (prometheusUrl == null && hamiMonitorUrl == null) {
       return cluster;
     }
-    String prometheus = prometheusUrl == null ? cluster.idleReaping().prometheusUrl() : httpUrl("prometheus_url", prometheusUrl);
-    String hami = hamiMonitorUrl == null ? cluster.idleReaping().hamiMonitorUrl() : httpUrl("hami_monitor_url", hamiMonitorUrl);
+    // The cluster's own sources, not the defaults it shows meanwhile: a PATCH of one leaves the other as it was.
+    Cluster.IdleReaping own = clusters.ownIdleSources(id).orElse(Cluster.IdleReaping.of(null, null));
+    String prometheus = prometheusUrl == null ? own.prometheusUrl() : httpUrl("prometheus_url", prometheusUrl);
+    String hami = hamiMonitorUrl == null ? own.hamiMonitorUrl() : httpUrl("hami_monitor_url", hamiMonitorUrl);
     clusters.updateActivitySources(id, prometheus, hami);
     return clusters.findById(id).orElseThrow();
   }

@@ -10,7 +10,10 @@ import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.api.support.PrometheusServer;
 import io.gshare.client.ApiResponse;
+import io.gshare.core.cluster.ClusterRepository;
+import io.gshare.core.cluster.IdleSourceDefaults;
 import io.gshare.core.credit.CreditLedger;
+import io.gshare.core.node.Liveness;
 import io.gshare.sim.kube.KubeCluster;
 import io.gshare.workflows.common.WorkflowIds;
 import io.temporal.api.enums.v1.EventType;
@@ -142,6 +145,12 @@ class IdleReaperIT extends ApiIntegrationTest {
     assertThat(patched.status()).as(patched.text()).isEqualTo(200);
     assertThat(json.readTree(get("/api/v1/clusters/" + b.clusterId(), admin).text()).at("/idle_reaping/enabled")
         .asBoolean()).isFalse();
+    // The chart's operator.hamiMonitorUrl (gshare.idle.hami-monitor-url) for clusters without sources of their own:
+    // b would take it; a keeps its own Prometheus.
+    ClusterRepository withDefaults = new ClusterRepository(jdbc, new Liveness(Duration.ofMinutes(5)),
+        new IdleSourceDefaults(null, "http://hami-device-plugin-monitor.kube-system.svc:31992"));
+    assertThat(withDefaults.idleReaping(b.clusterId()).orElseThrow().source()).isEqualTo("hami");
+    assertThat(withDefaults.idleReaping(a.clusterId()).orElseThrow().note()).doesNotContain("default");
 
     String image = json.readTree(post("/api/v1/images", "{\"name\":\"" + NewTestIds.next("jupyter")
         + "\",\"reference\":\"registry.example.com/gshare/jupyter:2026.11\"}", admin).text()).get("id").asText();

@@ -23,7 +23,7 @@ import org.mockito.ArgumentCaptor;
 class IdleReaperScheduleTest {
 
   private static final IdleReaperProperties DEFAULTS = new IdleReaperProperties(true, Duration.ofMinutes(1),
-      Duration.ofMinutes(2), Duration.ofSeconds(60));
+      Duration.ofMinutes(2), Duration.ofSeconds(60), "", "");
 
   @Test
   void sweepsEveryMinuteOnTheControlQueueSkippingOverlapsAndMissedTicks() {

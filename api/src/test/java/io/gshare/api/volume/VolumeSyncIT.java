@@ -8,6 +8,7 @@ import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.client.ApiResponse;
+import io.gshare.core.volume.DefaultVolumeStorageClass;
 import io.gshare.core.volume.VolumeRepository;
 import java.util.HashMap;
 import java.util.List;
@@ -209,5 +210,11 @@ class VolumeSyncIT extends ApiIntegrationTest {
     assertThat(volumes.mountOf(poolless, cluster).storageClass()).isEqualTo("gshare-attached-nfs");
     assertThat(volumes.mountOf(poolless, other).storageClass()).as("no class set: the cluster's default").isNull();
     assertThat(volumes.mountOf(volume, cluster).storageClass()).as("the pool's class first").isEqualTo("gshare-sync-nfs");
+
+    // The chart's operator.volumeStorageClass: for a cluster that names no class of its own, and only there.
+    VolumeRepository withDefault = new VolumeRepository(jdbc, new DefaultVolumeStorageClass("gshare-data"));
+    assertThat(withDefault.mountOf(poolless, other).storageClass()).isEqualTo("gshare-data");
+    assertThat(withDefault.mountOf(poolless, cluster).storageClass()).isEqualTo("gshare-attached-nfs");
+    assertThat(withDefault.mountOf(volume, other).storageClass()).isEqualTo("gshare-sync-nfs");
   }
 }

@@ -34,6 +34,24 @@ public record Cluster(
    */
   public record IdleReaping(String prometheusUrl, String hamiMonitorUrl, String source, boolean enabled, String note) {
 
+    /**
+     * The sources in use: the cluster's own, else the control plane's defaults, each on its own (a cluster with only
+     * its own HAMi monitor still takes a default Prometheus, which wins as its own would).
+     */
+    public static IdleReaping of(String ownPrometheusUrl, String ownHamiMonitorUrl, IdleSourceDefaults defaults) {
+      String prometheus = ownPrometheusUrl != null ? ownPrometheusUrl : defaults.prometheusUrl();
+      String hami = ownHamiMonitorUrl != null ? ownHamiMonitorUrl : defaults.hamiMonitorUrl();
+      IdleReaping chosen = of(prometheus, hami);
+      boolean prometheusDefault = ownPrometheusUrl == null && prometheus != null;
+      boolean hamiDefault = ownHamiMonitorUrl == null && hami != null && "hami".equals(chosen.source());
+      if (!prometheusDefault && !hamiDefault) {
+        return chosen;
+      }
+      return new IdleReaping(chosen.prometheusUrl(), chosen.hamiMonitorUrl(), chosen.source(), chosen.enabled(),
+          chosen.note() + " (" + (prometheusDefault ? "prometheus_url" : "hami_monitor_url")
+              + " is the control plane's default for clusters without their own; a PATCH of the cluster overrides it)");
+    }
+
     public static IdleReaping of(String prometheusUrl, String hamiMonitorUrl) {
       if (prometheusUrl != null) {
         return new IdleReaping(prometheusUrl, hamiMonitorUrl, "dcgm", true,

@@ -29,16 +29,18 @@ public class ClusterRepository {
 
   private final JdbcClient jdbc;
   private final Liveness nodes;
+  private final IdleSourceDefaults idleDefaults;
 
-  ClusterRepository(JdbcClient jdbc, Liveness nodes) {
+  public ClusterRepository(JdbcClient jdbc, Liveness nodes, IdleSourceDefaults idleDefaults) {
     this.jdbc = jdbc;
     this.nodes = nodes;
+    this.idleDefaults = idleDefaults;
   }
 
   public List<Cluster> findAll(boolean includeDetached) {
     return jdbc.sql(SELECT + (includeDetached ? "" : " where c.status <> 'detached'") + " order by c.name, c.id")
         .param("stale", nodes.staleAfter().toSeconds())
-        .query(ClusterRepository::map).list();
+        .query(this::map).list();
   }
 
   /** Whether a worker of this cluster may report: it is registered and not detached (a detached cluster's token is dead). */
@@ -49,7 +51,7 @@ public class ClusterRepository {
 
   public Optional<Cluster> findById(String id) {
     return jdbc.sql(SELECT + " where c.id = :id").param("id", id).param("stale", nodes.staleAfter().toSeconds())
-        .query(ClusterRepository::map).optional();
+        .query(this::map).optional();
   }
 
   public void insert(String id, String name, byte[] kubeconfig, String sessionDomain, String ingressNode,
@@ -119,6 +121,14 @@ public class ClusterRepository {
   /** Where the cluster's worker reads GPU activity; empty for an unknown cluster. */
   public Optional<Cluster.IdleReaping> idleReaping(String id) {
     return jdbc.sql("select prometheus_url, hami_monitor_url from clusters where id = :id").param("id", id)
+        .query((rs, row) -> Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url"),
+            idleDefaults))
+        .optional();
+  }
+
+  /** The sources the cluster sets itself (its PATCH), without the control plane's defaults. */
+  public Optional<Cluster.IdleReaping> ownIdleSources(String id) {
+    return jdbc.sql("select prometheus_url, hami_monitor_url from clusters where id = :id").param("id", id)
         .query((rs, row) -> Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url")))
         .optional();
   }
@@ -138,7 +148,7 @@ public class ClusterRepository {
         .update();
   }
 
-  private static Cluster map(ResultSet rs, int row) throws SQLException {
+  private Cluster map(ResultSet rs, int row) throws SQLException {
     return new Cluster(
         rs.getString("id"),
         rs.getString("name"),
@@ -156,7 +166,7 @@ public class ClusterRepository {
         instant(rs.getTimestamp("created_at")),
         instant(rs.getTimestamp("updated_at")),
         instant(rs.getTimestamp("detached_at")),
-        Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url")),
+        Cluster.IdleReaping.of(rs.getString("prometheus_url"), rs.getString("hami_monitor_url"), idleDefaults),
         rs.getString("session_routing"),
         rs.getString("session_gateway"));
   }

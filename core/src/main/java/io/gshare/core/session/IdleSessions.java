@@ -1,6 +1,7 @@
 package io.gshare.core.session;
 
 import io.gshare.core.audit.AuditLog;
+import io.gshare.core.cluster.IdleSourceDefaults;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -54,10 +55,12 @@ public class IdleSessions {
 
   private final JdbcClient jdbc;
   private final AuditLog audit;
+  private final IdleSourceDefaults defaults;
 
-  IdleSessions(JdbcClient jdbc, AuditLog audit) {
+  IdleSessions(JdbcClient jdbc, AuditLog audit, IdleSourceDefaults defaults) {
     this.jdbc = jdbc;
     this.audit = audit;
+    this.defaults = defaults;
   }
 
   /**
@@ -128,7 +131,7 @@ public class IdleSessions {
         with live as (
           select s.id, s.idle_source, s.idle_since, s.last_activity_at, s.idle_warning, s.idle_pause_at,
                  bw.opened_at as running_since,
-                 (c.prometheus_url is not null or c.hami_monitor_url is not null) as measured,
+                 (c.prometheus_url is not null or c.hami_monitor_url is not null or :defaultSource) as measured,
                  coalesce(case when s.mode = 'fractional' then p.idle_timeout_minutes_fractional end,
                           p.idle_timeout_minutes) as timeout_minutes
             from sessions s
@@ -158,6 +161,7 @@ public class IdleSessions {
         """)
         .param("now", Timestamp.from(now))
         .param("gap", staleAfter.toMillis() / 1000.0)
+        .param("defaultSource", defaults.any())
         .query(IdleSessions::map).list();
   }
 

@@ -52,9 +52,11 @@ public class VolumeRepository {
   static final String QUOTA_COUNTED = "v.status not in ('deleting', 'deleted', 'reclaimed')";
 
   private final JdbcClient jdbc;
+  private final DefaultVolumeStorageClass defaultClass;
 
-  VolumeRepository(JdbcClient jdbc) {
+  public VolumeRepository(JdbcClient jdbc, DefaultVolumeStorageClass defaultClass) {
     this.jdbc = jdbc;
+    this.defaultClass = defaultClass;
   }
 
   /** Newest first; {@code ownerId} null lists everyone's. Volumes not reclaimed (deleting ones too: they can be restored). */
@@ -202,16 +204,16 @@ public class VolumeRepository {
   /**
    * The volume as a session on {@code clusterId} mounts it: its size, and its pool's StorageClass, or for a
    * volume without a pool the class set for that cluster when it was attached
-   * ({@code hack/attach-cluster.sh --storage-values}: {@code storage_settings.volume_storage_class}); null
-   * leaves the claim to the cluster's default class.
+   * ({@code hack/attach-cluster.sh --storage-values}: {@code storage_settings.volume_storage_class}), else the
+   * control plane's default ({@link DefaultVolumeStorageClass}); null leaves the claim to the cluster's default class.
    */
   public Mount mountOf(String volumeId, String clusterId) {
     return jdbc.sql("""
-        select v.size_gb, coalesce(p.storage_class, c.storage_settings ->> 'volume_storage_class')
+        select v.size_gb, coalesce(p.storage_class, c.storage_settings ->> 'volume_storage_class', :default_class)
           from volumes v left join storage_pools p on p.id = v.storage_pool_id
           left join clusters c on c.id = :c
          where v.id = :v
-        """).param("v", volumeId).param("c", clusterId)
+        """).param("v", volumeId).param("c", clusterId).param("default_class", defaultClass.name())
         .query((rs, n) -> new Mount(rs.getInt(1), rs.getString(2)))
         .single();
   }
