@@ -915,9 +915,16 @@ cmd_storage_csi() {
       }
       { gsub(/__STORAGE_HOST__/, host); print }' "${DEMOCRATIC_CSI_VALUES}" >"${values}"
   )
-  info "democratic-csi (zfs-generic-nfs) against ${host}, StorageClass gshare-data"
-  local csi=(helm upgrade --install gshare-csi democratic-csi --repo "${DEMOCRATIC_CSI_CHART_REPO}"
-    --namespace democratic-csi --create-namespace -f "${values}")
+  # Release gshare-storage in namespace gshare-storage, as attach-cluster.sh installs it and the operator guide reads
+  # it back (helm -n gshare-storage get values gshare-storage). A driver installed under the old name would be a
+  # second one serving the same StorageClass: it must go first.
+  if helm status gshare-csi --namespace democratic-csi >/dev/null 2>&1; then
+    fatal "democratic-csi is installed as the old release gshare-csi in namespace democratic-csi; gShare installs it as release gshare-storage in namespace gshare-storage" \
+      "move it: helm -n democratic-csi uninstall gshare-csi (mounted volumes stay mounted and their data stays; new mounts wait until the driver is back), then run storage-csi again"
+  fi
+  info "democratic-csi (zfs-generic-nfs) against ${host}, StorageClass gshare-data, release gshare-storage"
+  local csi=(helm upgrade --install gshare-storage democratic-csi --repo "${DEMOCRATIC_CSI_CHART_REPO}"
+    --namespace gshare-storage --create-namespace -f "${values}")
   if [[ -n ${DEMOCRATIC_CSI_CHART_VERSION} ]]; then csi+=(--version "${DEMOCRATIC_CSI_CHART_VERSION}"); fi
   "${csi[@]}" >&2
   info "storage-csi done"

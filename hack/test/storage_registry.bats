@@ -68,8 +68,8 @@ setup() {
   printf -- '-----BEGIN RSA PRIVATE KEY-----\nMIIEline1\nline2==\n-----END RSA PRIVATE KEY-----\n' >"${key}"
   run "${SCRIPT}" storage-csi 10.0.0.12 "${key}"
   [ "${status}" -eq 0 ]
-  assert_called '^helm upgrade --install gshare-csi democratic-csi --repo https://democratic-csi.github.io/charts --namespace democratic-csi --create-namespace -f .*/democratic-csi-values.yaml$'
-  local values="${STUB_STATE}/helm-values/gshare-csi.1.yaml"
+  assert_called '^helm upgrade --install gshare-storage democratic-csi --repo https://democratic-csi.github.io/charts --namespace gshare-storage --create-namespace -f .*/democratic-csi-values.yaml$'
+  local values="${STUB_STATE}/helm-values/gshare-storage.1.yaml"
   [ -f "${values}" ]
   ! grep -q '__STORAGE' "${values}"
   grep -qxF '      host: 10.0.0.12' "${values}"
@@ -79,6 +79,17 @@ setup() {
   grep -qxF '        -----END RSA PRIVATE KEY-----' "${values}"
   # The repository's file keeps its placeholders: no key is ever written into the checkout.
   grep -q '__STORAGE_CSI_PRIVATE_KEY__' "${REPO_ROOT}/deploy/storage/democratic-csi-values.yaml"
+}
+
+@test "storage-csi: a driver under the old release gshare-csi is named, with how to move it, and nothing is installed" {
+  local key="${BATS_TEST_TMPDIR}/storage-csi-key"
+  printf -- '-----BEGIN RSA PRIVATE KEY-----\nMIIEline1\n-----END RSA PRIVATE KEY-----\n' >"${key}"
+  touch "${STUB_STATE}/helm-release.gshare-csi"
+  run --separate-stderr "${SCRIPT}" storage-csi 10.0.0.12 "${key}"
+  [ "${status}" -eq 1 ]
+  [[ "${stderr}" == *"old release gshare-csi in namespace democratic-csi"* ]]
+  [[ "${stderr}" == *"helm -n democratic-csi uninstall gshare-csi"* ]]
+  assert_not_called '^helm upgrade'
 }
 
 @test "democratic-csi values: zfs-generic-nfs, datasets, quotas, share strategy, sudo, StorageClass gshare-data" {
