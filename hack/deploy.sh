@@ -203,9 +203,17 @@ check_default_storage_class() {
   fi
 }
 
+# The images of the monitoring stack, by their paths under MONITORING_REGISTRY, one per line.
+monitoring_images() {
+  sed -n "s#^[[:space:]]*image: ${MONITORING_PLACEHOLDER}##p" "${REPO_ROOT}/${MONITORING_STACK}" | sort -u
+}
+
 deploy_monitoring() {
-  [[ -n ${MONITORING_REGISTRY} ]] \
-    || fatal "set MONITORING_REGISTRY to the registry (or mirror) that serves the monitoring images under their upstream paths, e.g. MONITORING_REGISTRY=registry.example.com/mirror (docs/operator/monitoring.md lists them)"
+  if [[ -z ${MONITORING_REGISTRY} ]]; then
+    printf 'deploy: error: %s\n' "set MONITORING_REGISTRY to the registry (or pull-through mirror) that serves the monitoring images under these paths:" >&2
+    monitoring_images | sed 's/^/  /' >&2
+    fatal "e.g. MONITORING_REGISTRY=registry.example.com/mirror make deploy-monitoring (docs/operator/monitoring.md)"
+  fi
   [[ ${MONITORING_REGISTRY} =~ ^[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._/-]+)?$ ]] \
     || fatal "MONITORING_REGISTRY must be host[:port][/path] without a scheme, not '${MONITORING_REGISTRY}'"
   local registry="${MONITORING_REGISTRY%/}/"

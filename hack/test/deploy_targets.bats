@@ -387,6 +387,12 @@ line_of() { grep -n -m 1 -E -- "$1" "${LOG}" | cut -d: -f1; }
     [[ ${stderr} == *"MONITORING_REGISTRY"* ]]
     if grep -q ' apply ' "${LOG}"; then show_calls && false; fi
   done
+  # Without one, it names every image it needs, by its path under the registry.
+  MONITORING_REGISTRY="" deploy monitoring
+  [[ ${stderr} == *"  prom/prometheus:"* ]]
+  [[ ${stderr} == *"  nvidia/k8s/dcgm-exporter:"* ]]
+  [[ ${stderr} == *"  kube-state-metrics/kube-state-metrics:"* ]]
+  [[ ${stderr} == *"  prom/node-exporter:"* ]]
 }
 
 @test "monitoring: KUBECONFIG reaches kubectl; --context is checked and passed to every kubectl call" {
