@@ -103,6 +103,9 @@ setup() {
   grep -qxF '      username: gshare-csi' "${v}"
   grep -qxF '  - name: gshare-data' "${v}"
   grep -qxF '    allowVolumeExpansion: true' "${v}"
+  # Capacity published (CSIStorageCapacity), for pools on the default capacity_source csi.
+  grep -qxF '  storageCapacity: true' "${v}"
+  grep -qxF '      - --enable-capacity' "${v}"
   grep -qE 'ReadWriteOnce, ReadWriteMany and ReadOnlyMany' "${v}"
   # chmod is not in the sudoers list, so no datasetPermissionsMode.
   ! grep -qE '^[[:space:]]*datasetPermissionsMode' "${v}"
