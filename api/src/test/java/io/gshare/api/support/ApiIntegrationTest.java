@@ -87,7 +87,7 @@ public abstract class ApiIntegrationTest {
     return simulatedCluster;
   }
 
-  private static synchronized String jdbcUrl() {
+  protected static synchronized String jdbcUrl() {
     if (jdbcUrl == null) {
       jdbcUrl = EmbeddedPostgresSupport.newDatabase();
     }
