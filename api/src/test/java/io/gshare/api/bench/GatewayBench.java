@@ -435,13 +435,7 @@ public final class GatewayBench {
    * built, downloads disabled, loopback), without the Web UI, its transfer-queue reader not held to 20 loads/s.
    */
   private static TemporalDevServer startDevServer() throws Exception {
-    String named = System.getProperty("gshare.temporal.cli");
-    Path cli = (named != null ? Path.of(named)
-        : Files.isExecutable(Path.of("../.tools/bin/temporal")) ? Path.of("../.tools/bin/temporal")
-        : Path.of(".tools/bin/temporal")).toAbsolutePath().normalize();
-    if (!Files.isExecutable(cli)) {
-      throw new IllegalStateException("the Temporal CLI is not at " + cli + ": run make tools (hack/tools.sh) first");
-    }
+    Path cli = TemporalDevServerSupport.cli();
     Path log = Path.of("target", "temporal-dev-server-gateway-bench-" + ProcessHandle.current().pid() + ".log")
         .toAbsolutePath();
     Files.createDirectories(log.getParent());

@@ -26,16 +26,24 @@ public final class TemporalDevServerSupport {
 
   private TemporalDevServerSupport() {}
 
+  /**
+   * The Temporal CLI that {@code hack/tools.sh} built: {@code gshare.temporal.cli}, else one level up from the api
+   * module (failsafe), else here (the repository root, {@code make bench-*}).
+   */
+  public static Path cli() {
+    String named = System.getProperty("gshare.temporal.cli");
+    Path cli = (named != null ? Path.of(named)
+        : Files.isExecutable(Path.of("../.tools/bin/temporal")) ? Path.of("../.tools/bin/temporal")
+        : Path.of(".tools/bin/temporal")).toAbsolutePath().normalize();
+    if (!Files.isExecutable(cli)) {
+      throw new IllegalStateException("the Temporal CLI is not at " + cli + ": run make tools (hack/tools.sh) first");
+    }
+    return cli;
+  }
+
   public static synchronized String address() {
     if (server == null) {
-      // From the api module (failsafe) the CLI is one level up; from the repository root (make bench-*) it is here.
-      String named = System.getProperty("gshare.temporal.cli");
-      Path cli = (named != null ? Path.of(named)
-          : Files.isExecutable(Path.of("../.tools/bin/temporal")) ? Path.of("../.tools/bin/temporal")
-          : Path.of(".tools/bin/temporal")).toAbsolutePath().normalize();
-      if (!Files.isExecutable(cli)) {
-        throw new IllegalStateException("the Temporal CLI is not at " + cli + ": run make tools (hack/tools.sh) first");
-      }
+      Path cli = cli();
       uiPort = freePort();
       server = TemporalDevServer.start(TemporalDevServerOptions.newBuilder()
           .setExistingPath(cli.toString())

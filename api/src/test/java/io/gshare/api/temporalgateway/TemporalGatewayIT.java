@@ -9,6 +9,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.api.support.TemporalDevServerSupport;
 import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.client.GshareClient;
 import io.gshare.client.catalogue.Catalogue;
@@ -246,7 +247,7 @@ class TemporalGatewayIT extends ApiIntegrationTest {
   private record CliResult(int exit, String output) {}
 
   private CliResult temporalCli(List<String> command, String apiKey) throws IOException, InterruptedException {
-    Path cli = Path.of("..", ".tools", "bin", "temporal").toAbsolutePath().normalize();
+    Path cli = TemporalDevServerSupport.cli();
     List<String> argv = new ArrayList<>(List.of(cli.toString()));
     argv.addAll(command);
     argv.addAll(List.of("--address", "127.0.0.1:" + gateway.port(), "--namespace", temporal.namespace(),
