@@ -10,6 +10,7 @@ import io.gshare.workflows.image.ImagePrepullWorkflowImpl;
 import io.gshare.workflows.metrics.MetricQueryWorkflowImpl;
 import io.gshare.workflows.node.NodeDevicesWorkflowImpl;
 import io.gshare.workflows.node.NodeDrainWorkflowImpl;
+import io.gshare.workflows.node.NodeLivenessWorkflowImpl;
 import io.gshare.workflows.node.NodeUncordonWorkflowImpl;
 import io.gshare.workflows.session.IdleReaperWorkflowImpl;
 import io.gshare.workflows.session.MeteringWorkflowImpl;
@@ -29,6 +30,7 @@ public final class ControlWorkflows {
           TokenRotationWorkflowImpl.class,
           SigningKeyRotationWorkflowImpl.class,
           IdleReaperWorkflowImpl.class,
+          NodeLivenessWorkflowImpl.class,
           ClusterRerouteWorkflowImpl.class,
           MetricQueryWorkflowImpl.class);
 

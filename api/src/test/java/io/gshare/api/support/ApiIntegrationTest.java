@@ -128,7 +128,7 @@ public abstract class ApiIntegrationTest {
     registry.add("gshare.cluster-worker.volume-sync-interval-seconds", () -> "3");
     registry.add("gshare.cluster-worker.attach-wait", () -> "40s");
     registry.add("gshare.node.stale-after", () -> "10s");
-    registry.add("gshare.node.sweep-interval", () -> "1s");
+    registry.add("gshare.node.sweep-interval", () -> "2s");
     // A token rotation confirms within a few of the 2 s inventory intervals (TokenRotationIT).
     registry.add("gshare.tokens.confirm-wait", () -> "40s");
     registry.add("gshare.tokens.confirm-poll", () -> "1s");

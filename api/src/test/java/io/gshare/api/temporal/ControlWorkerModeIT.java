@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code --mode=worker}, the chart's separate control worker ({@code controlWorker.separate}), as it ships: the api's
@@ -27,6 +28,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class ControlWorkerModeIT extends ApiIntegrationTest {
 
   @Autowired WorkflowServiceStubs stubs;
+  @Autowired Environment environment;
 
   @Test
   void theJarWithModeWorkerPollsTheControlQueueAndServesNoHttp() throws Exception {
@@ -36,7 +38,11 @@ class ControlWorkerModeIT extends ApiIntegrationTest {
         "-Xmx384m", "-jar", jar.toString(), "--mode=worker",
         "--spring.datasource.url=" + jdbcUrl(), "--spring.datasource.username=postgres",
         "--spring.datasource.password=", "--gshare.temporal.address=" + TemporalDevServerSupport.address(),
-        "--gshare.security.key-dir=" + keyDir(), "--management.server.port=0", "--server.port=0")
+        "--gshare.security.key-dir=" + keyDir(), "--management.server.port=0", "--server.port=0",
+        // Each process brings the boot Schedules it creates up to its own settings: the same as this test's api, or
+        // the sweeps of the classes after it would run at the jar's defaults.
+        "--gshare.idle.interval=" + environment.getProperty("gshare.idle.interval"),
+        "--gshare.node.sweep-interval=" + environment.getProperty("gshare.node.sweep-interval"))
         .redirectErrorStream(true).redirectOutput(log.toFile());
     Process worker = builder.start();
     String identity = worker.pid() + "@";

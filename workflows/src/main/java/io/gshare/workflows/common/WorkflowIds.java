@@ -66,4 +66,7 @@ public final class WorkflowIds {
 
   /** The idle reaper's sweep, started every minute by the Temporal Schedule of the same id. */
   public static final String IDLE_REAPER = "idle-reaper";
+
+  /** The node liveness sweep, started every {@code gshare.node.sweep-interval} by the Temporal Schedule of the same id. */
+  public static final String NODE_LIVENESS = "node-liveness";
 }
