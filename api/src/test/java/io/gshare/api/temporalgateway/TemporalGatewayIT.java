@@ -77,7 +77,8 @@ import org.springframework.beans.factory.annotation.Autowired;
  */
 class TemporalGatewayIT extends ApiIntegrationTest {
 
-  private static final String MODEL = "NVIDIA L40S";
+  /** A model no other class attaches, so no class counting its cards sees these. */
+  private static final String MODEL = "NVIDIA L20";
 
   @Autowired WorkflowClient workflows;
   @Autowired TemporalGateway gateway;
@@ -93,8 +94,8 @@ class TemporalGatewayIT extends ApiIntegrationTest {
   @Test
   void aClustersWorkerServesItsSessionsThroughTheGatewayAndItsTokenOpensNothingElse() throws Exception {
     AttachedSimulator a = attachSimulator("gwa", new SimSeed("v1.37.2", List.of(
-        new SimSeed.NodeSpec("l40s-0", "exclusive", new SimSeed.GpuSpec(MODEL, 1, 46068, null), Map.of()),
-        new SimSeed.NodeSpec("l40s-1", "exclusive", new SimSeed.GpuSpec(MODEL, 1, 46068, null), Map.of())), null),
+        new SimSeed.NodeSpec("l20-0", "exclusive", new SimSeed.GpuSpec(MODEL, 1, 46068, null), Map.of()),
+        new SimSeed.NodeSpec("l20-1", "exclusive", new SimSeed.GpuSpec(MODEL, 1, 46068, null), Map.of())), null),
         "gshare." + NewTestIds.next("lab").replace('_', '-') + ".example.com");
     String clusterA = a.clusterId();
     String clusterB = SIM_CLUSTER_ID;
