@@ -95,11 +95,16 @@ assert ready["path"] == "/actuator/health/readiness" and ports[ready["port"]] ==
 mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
 volumes = {v["name"]: v for v in pod["volumes"]}
 assert "emptyDir" in volumes[mounts["/tmp"]], "no emptyDir at /tmp"
-assert volumes[mounts["/var/lib/gshare/keys"]]["persistentVolumeClaim"]["claimName"] == "gshare-keys"
-assert api["spec"]["replicas"] == 1 and api["spec"]["strategy"]["type"] == "Recreate"
-pvc = find("PersistentVolumeClaim", "gshare-keys")
-assert pvc["spec"]["accessModes"] == ["ReadWriteOnce"]
-assert pvc["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+assert volumes[mounts["/var/lib/gshare/keys"]]["secret"]["secretName"] == "gshare-keys"
+assert [m for m in c["volumeMounts"] if m["name"] == mounts["/var/lib/gshare/keys"]][0]["readOnly"] is True
+assert env(c)["GSHARE_SECURITY_KEYSTORE"] == "database" and env(c)["GSHARE_SECURITY_GENERATEMISSINGKEYS"] == "false"
+assert api["spec"]["replicas"] == 1 and api["spec"]["strategy"]["type"] == "RollingUpdate"
+keys = find("Secret", "gshare-keys")
+assert keys["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+import base64
+for name in ("kubeconfig.key", "temporal-gateway-task-token.key"):
+    assert len(base64.b64decode(base64.b64decode(keys["data"][name]))) == 32, name
+assert find("PersistentVolumeClaim", "gshare-keys") is None
 assert pod["serviceAccountName"] == "gshare-api" and find("ServiceAccount", "gshare-api")
 svc = find("Service", "gshare-api")
 assert [(p["name"], p["port"], p["targetPort"]) for p in svc["spec"]["ports"]] == [("http", 8080, "http"), ("temporal-gw", 7243, "temporal-gw")], "the Service must not route the management port"
@@ -127,7 +132,7 @@ for name, value in want.items():
     assert e.get(name) == value, f"{name}={e.get(name)!r}, want {value!r}"
 for name in ("GSHARE_DB_USER", "GSHARE_DB_PASSWORD"):
     assert e[name]["secretKeyRef"]["name"] == "gshare-db-credentials", name
-assert "GSHARE_WORKER_ENABLED" not in e and "GSHARE_SECURITY_GENERATEMISSINGKEYS" not in e
+assert "GSHARE_WORKER_ENABLED" not in e and e["GSHARE_SECURITY_GENERATEMISSINGKEYS"] == "false"
 PY
   # Every GSHARE_ variable the chart can set is one docs/configuration.md names, or a relaxed-binding form of a key
   # there: a render that sets all of them.
@@ -162,9 +167,9 @@ assert c["args"] == ["--mode=worker"] and c["image"].endswith("/gshare-api:0.1.0
 assert c["securityContext"]["readOnlyRootFilesystem"] is True
 assert env(c).get("GSHARE_WORKER_ENABLED") is None
 assert env(container(find("Deployment", "gshare-api"), "api"))["GSHARE_WORKER_ENABLED"] == "false"
-# a ReadWriteOnce key volume: next to the api
-term = w["spec"]["template"]["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
-assert term["labelSelector"]["matchLabels"]["app.kubernetes.io/component"] == "api"
+# the same key Secret as the api, read-only: no node ties the two together
+assert [v["secret"]["secretName"] for v in w["spec"]["template"]["spec"]["volumes"] if v["name"] == "keys"] == ["gshare-keys"]
+assert "affinity" not in w["spec"]["template"]["spec"]
 PY
   render
   check_docs <<'PY'
@@ -172,22 +177,30 @@ assert find("Deployment", "gshare-control-worker") is None
 PY
 }
 
-@test "keys from an existing Secret: read-only, no generation, no PVC, replicas allowed; the PVC refuses replicas" {
-  render --set secrets.keys.existingSecret=gshare-signing-keys --set api.replicas=2
+@test "keys from an existing Secret: read-only, no generation, no chart Secret; two replicas spread, rolled and kept sticky for sign-in" {
+  render --set secrets.keys.existingSecret=gshare-signing-keys --set api.replicas=2 \
+    --set controlWorker.separate=true --set controlWorker.replicas=2
   check_docs <<'PY'
 api = find("Deployment", "gshare-api")
 c = container(api, "api")
-assert env(c)["GSHARE_SECURITY_GENERATEMISSINGKEYS"] == "false"
+assert env(c)["GSHARE_SECURITY_GENERATEMISSINGKEYS"] == "false" and env(c)["GSHARE_SECURITY_KEYSTORE"] == "database"
 mount = [m for m in c["volumeMounts"] if m["mountPath"] == "/var/lib/gshare/keys"][0]
 assert mount.get("readOnly") is True
 vol = [v for v in api["spec"]["template"]["spec"]["volumes"] if v["name"] == mount["name"]][0]
 assert vol["secret"]["secretName"] == "gshare-signing-keys"
-assert find("PersistentVolumeClaim", "gshare-keys") is None
+assert find("Secret", "gshare-keys") is None and find("PersistentVolumeClaim", "gshare-keys") is None
 assert api["spec"]["replicas"] == 2 and api["spec"]["strategy"]["type"] == "RollingUpdate"
+assert api["spec"]["strategy"]["rollingUpdate"] == {"maxUnavailable": 0, "maxSurge": 1}
+for name, component in (("gshare-api", "api"), ("gshare-control-worker", "control-worker")):
+    d = find("Deployment", name)
+    spread = d["spec"]["template"]["spec"]["topologySpreadConstraints"]
+    assert [s["topologyKey"] for s in spread] == ["kubernetes.io/hostname", "topology.kubernetes.io/zone"], spread
+    assert all(s["labelSelector"]["matchLabels"]["app.kubernetes.io/component"] == component for s in spread)
+    assert find("PodDisruptionBudget", name)["spec"]["maxUnavailable"] == 1
+assert find("Deployment", "gshare-control-worker")["spec"]["replicas"] == 2
+ingress = find("Ingress", "gshare-api")
+assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/affinity"] == "cookie"
 PY
-  run --separate-stderr render --set api.replicas=2
-  [ "${status}" -ne 0 ]
-  [[ "${stderr}" == *"ReadWriteOnce"* ]]
 }
 
 @test "Temporal credentials: the client certificate, the CA and the API key are mounted files named by GSHARE_TEMPORAL_*" {
@@ -564,8 +577,9 @@ keys = find("ExternalSecret", "gshare-signing-keys")
 assert db and keys, "ExternalSecrets missing"
 assert db["spec"]["secretStoreRef"]["name"] == keys["spec"]["secretStoreRef"]["name"] != ""
 assert sorted(x["secretKey"] for x in db["spec"]["data"]) == ["password", "username"]
-# the Temporal gateway's task-token seal too: a read-only key directory gets nothing generated
-assert sorted(x["secretKey"] for x in keys["spec"]["data"]) == ["internal-signing.jwks.json", "kubeconfig.key", "temporal-gateway-task-token.key", "user-signing.jwks.json"]
+# the data key and the Temporal gateway's task-token seal: a read-only key directory gets nothing generated; the
+# signing key sets live in PostgreSQL, sealed with the data key
+assert sorted(x["secretKey"] for x in keys["spec"]["data"]) == ["kubeconfig.key", "temporal-gateway-task-token.key"]
 assert find("Job", "gshare-register-local-cluster") is None
 assert not [d for d in docs if "redis" in str(d).lower()], "Redis is not deployed"
 PY

@@ -173,8 +173,9 @@ securityContext:
     type: RuntimeDefault
 {{- end }}
 
-{{- define "gshare.keysInPvc" -}}
-{{- if not .Values.secrets.keys.existingSecret }}true{{ end -}}
+{{/* The Secret mounted as the key directory: secrets.keys.existingSecret, or the chart's gshare-keys. */}}
+{{- define "gshare.keysSecret" -}}
+{{- .Values.secrets.keys.existingSecret | default "gshare-keys" -}}
 {{- end }}
 
 {{/*
@@ -212,10 +213,12 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
   value: {{ include "gshare.keyDir" $root }}
 - name: GSHARE_SECURITY_ISSUER
   value: {{ $v.api.issuer | quote }}
-{{- if $v.secrets.keys.existingSecret }}
+# The signing key sets live in PostgreSQL (every replica shares them, and sees a rotation at once); the key
+# directory is a read-only Secret, so nothing is generated into it.
+- name: GSHARE_SECURITY_KEYSTORE
+  value: database
 - name: GSHARE_SECURITY_GENERATEMISSINGKEYS
   value: "false"
-{{- end }}
 {{- if $v.api.signingKeyRotationInterval }}
 - name: GSHARE_TOKENS_SIGNINGKEYROTATIONINTERVAL
   value: {{ $v.api.signingKeyRotationInterval | quote }}
@@ -303,9 +306,7 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
 {{- define "gshare.volumeMounts" -}}
 - name: keys
   mountPath: {{ include "gshare.keyDir" . }}
-  {{- if .Values.secrets.keys.existingSecret }}
   readOnly: true
-  {{- end }}
 - name: tmp
   mountPath: /tmp
 {{- if .Values.temporal.tls.enabled }}
@@ -322,14 +323,9 @@ Names: docs/configuration.md (application.yaml's variables, and Spring's relaxed
 
 {{- define "gshare.volumes" -}}
 - name: keys
-{{- if .Values.secrets.keys.existingSecret }}
   secret:
-    secretName: {{ .Values.secrets.keys.existingSecret }}
+    secretName: {{ include "gshare.keysSecret" . }}
     defaultMode: 0440
-{{- else }}
-  persistentVolumeClaim:
-    claimName: gshare-keys
-{{- end }}
 - name: tmp
   emptyDir: {}
 {{- if .Values.temporal.tls.enabled }}
@@ -384,12 +380,6 @@ initContainers:
 
 {{/* Fails early on combinations that cannot work. */}}
 {{- define "gshare.validate" -}}
-{{- if and (include "gshare.keysInPvc" .) (gt (int .Values.api.replicas) 1) -}}
-{{- fail "api.replicas > 1 needs secrets.keys.existingSecret: the key PVC gshare-keys is ReadWriteOnce and the api writes to it" -}}
-{{- end -}}
-{{- if and (include "gshare.keysInPvc" .) .Values.controlWorker.separate (gt (int .Values.controlWorker.replicas) 1) -}}
-{{- fail "controlWorker.replicas > 1 needs secrets.keys.existingSecret (the key PVC is ReadWriteOnce)" -}}
-{{- end -}}
 {{- if and .Values.localCluster.register (not .Values.localCluster.sessionDomain) -}}
 {{- fail "localCluster.register needs localCluster.sessionDomain (the host this cluster's ingress serves sessions on)" -}}
 {{- end -}}
@@ -402,4 +392,16 @@ initContainers:
 {{- if and .Values.externalSecrets.enabled .Values.externalSecrets.keys.remoteKey (not .Values.secrets.keys.existingSecret) -}}
 {{- fail "externalSecrets.keys.remoteKey needs secrets.keys.existingSecret (the Secret the ExternalSecret writes)" -}}
 {{- end -}}
+{{- end }}
+
+{{/* Spread a component's replicas over nodes and zones, preferred rather than required (a one-node cluster runs). */}}
+{{- define "gshare.spread" -}}
+{{- range list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+- maxSkew: 1
+  topologyKey: {{ . }}
+  whenUnsatisfiable: ScheduleAnyway
+  labelSelector:
+    matchLabels:
+      {{- include "gshare.selectorLabels" (dict "root" $.root "component" $.component) | nindent 6 }}
+{{- end }}
 {{- end }}

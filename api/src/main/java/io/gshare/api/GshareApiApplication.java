@@ -2,6 +2,7 @@ package io.gshare.api;
 
 import io.gshare.api.cli.BootstrapSuperAdminCommand;
 import io.gshare.api.cli.InternalJwtCommand;
+import io.gshare.api.security.Tokens;
 import java.util.Arrays;
 import java.util.Map;
 import org.springframework.boot.Banner;
@@ -24,21 +25,24 @@ public class GshareApiApplication {
 
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equals(InternalJwtCommand.NAME)) {
-      System.exit(InternalJwtCommand.run(args, System.getenv(), System.out, System.err));
+      if (!InternalJwtCommand.keysInDatabase(System.getenv())) {
+        System.exit(InternalJwtCommand.run(args, System.getenv(), System.out, System.err));
+      }
+      InternalJwtCommand.Request request = InternalJwtCommand.parse(args, System.err);
+      if (request == null) {
+        System.exit(2);
+      }
+      try (ConfigurableApplicationContext context = quietContext(args)) {
+        System.exit(InternalJwtCommand.run(context.getBean(Tokens.class), request, System.out));
+      }
     }
     if (args.length > 0 && args[0].equals(BootstrapSuperAdminCommand.NAME)) {
       String email = BootstrapSuperAdminCommand.parse(args, System.err);
       if (email == null) {
         System.exit(2);
       }
-      SpringApplication app = new SpringApplication(GshareApiApplication.class);
-      app.setWebApplicationType(WebApplicationType.NONE);
-      app.setBannerMode(Banner.Mode.OFF);
-      // Only the token goes to stdout; the context starts quietly and hosts no worker.
-      app.setDefaultProperties(Map.of("gshare.worker.enabled", "false", "logging.threshold.console", "OFF",
-          "spring.main.log-startup-info", "false"));
       int code;
-      try (ConfigurableApplicationContext context = app.run(Arrays.copyOfRange(args, 1, args.length))) {
+      try (ConfigurableApplicationContext context = quietContext(args)) {
         code = BootstrapSuperAdminCommand.run(context, email, System.out);
       }
       System.exit(code);
@@ -48,5 +52,16 @@ public class GshareApiApplication {
       app.setWebApplicationType(WebApplicationType.NONE);
     }
     app.run(args);
+  }
+
+  /** A context for a command: only its answer goes to stdout; no web server, no worker, no log on the console. */
+  private static ConfigurableApplicationContext quietContext(String[] args) {
+    SpringApplication app = new SpringApplication(GshareApiApplication.class);
+    app.setWebApplicationType(WebApplicationType.NONE);
+    app.setBannerMode(Banner.Mode.OFF);
+    app.setDefaultProperties(Map.of("gshare.worker.enabled", "false", "logging.threshold.console", "OFF",
+        "spring.main.log-startup-info", "false"));
+    return app.run(Arrays.stream(args, 1, args.length).filter(a -> a.startsWith("--spring.") || a.startsWith("--gshare."))
+        .toArray(String[]::new));
   }
 }

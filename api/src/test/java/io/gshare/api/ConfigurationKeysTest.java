@@ -90,7 +90,7 @@ class ConfigurationKeysTest {
       assertThat(context.getBean(TemporalProperties.class))
           .isEqualTo(new TemporalProperties("127.0.0.1:7233", "default", Duration.ofSeconds(5), 600, "", "", "", "", "", ""));
       assertThat(context.getBean(SecurityProperties.class)).isEqualTo(new SecurityProperties("gshare",
-          Path.of("target/keys"), true, Duration.ofDays(7), Duration.ofDays(30), Duration.ofDays(365),
+          Path.of("target/keys"), SecurityProperties.KeyStoreKind.FILE, true, Duration.ofDays(7), Duration.ofDays(30), Duration.ofDays(365),
           Duration.ofSeconds(60), "gshare_token"));
       assertThat(context.getBean(WorkerProperties.class)).isEqualTo(new WorkerProperties(true));
       assertThat(context.getBean(DevProperties.class)).isEqualTo(new DevProperties(null, false));

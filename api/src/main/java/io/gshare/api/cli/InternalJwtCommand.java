@@ -14,44 +14,31 @@ import java.util.Map;
 /**
  * {@code java -jar gshare-api.jar sign-internal-jwt operator:<clusterId> [--ttl SECONDS]}: prints an
  * operator token and nothing else, as the guide's {@code sign_internal_jwt('operator:$CID', ttl=604800)}
- * does. Needs only the key directory (GSHARE_SECURITY_KEY_DIR), not the database.
+ * does. With keys in files it needs only the key directory (GSHARE_SECURITY_KEY_DIR); with
+ * {@code GSHARE_SECURITY_KEYSTORE=database} (the chart's setting) the api's database settings too, and the main class
+ * starts a quiet context for it ({@link #run(Tokens, Request, PrintStream)}).
  */
 public final class InternalJwtCommand {
 
   public static final String NAME = "sign-internal-jwt";
   static final String USAGE = "usage: gshare-api sign-internal-jwt operator:<clusterId> [--ttl SECONDS]   "
-      + "(env GSHARE_SECURITY_KEY_DIR, GSHARE_SECURITY_ISSUER)";
+      + "(env GSHARE_SECURITY_KEY_DIR, GSHARE_SECURITY_ISSUER; with GSHARE_SECURITY_KEYSTORE=database, GSHARE_DB_*)";
 
   private InternalJwtCommand() {}
 
-  /** Returns the exit code. */
+  /** What to sign. */
+  public record Request(String subject, Duration ttl) {}
+
+  /** True when the signing keys are in the database, so the command needs the api's context. */
+  public static boolean keysInDatabase(Map<String, String> env) {
+    return "database".equalsIgnoreCase(env.getOrDefault("GSHARE_SECURITY_KEYSTORE", "").trim());
+  }
+
+  /** Signs with the key directory's files; returns the exit code. */
   public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
-    String subject = null;
-    long ttlSeconds = 604_800;
-    for (int i = 1; i < args.length; i++) {
-      if (args[i].equals("--ttl") && i + 1 < args.length) {
-        try {
-          ttlSeconds = Long.parseLong(args[++i]);
-        } catch (NumberFormatException e) {
-          return usage(err, "--ttl must be a number of seconds");
-        }
-      } else if (args[i].startsWith("--ttl=")) {
-        try {
-          ttlSeconds = Long.parseLong(args[i].substring(6));
-        } catch (NumberFormatException e) {
-          return usage(err, "--ttl must be a number of seconds");
-        }
-      } else if (subject == null && !args[i].startsWith("--")) {
-        subject = args[i];
-      } else {
-        return usage(err, "unexpected argument " + args[i]);
-      }
-    }
-    if (subject == null || !subject.startsWith("operator:") || !Ids.isValid(subject.substring("operator:".length()))) {
-      return usage(err, "the subject must be operator:<clusterId>");
-    }
-    if (ttlSeconds <= 0 || ttlSeconds > Duration.ofDays(30).toSeconds()) {
-      return usage(err, "--ttl must be between 1 and 2592000 seconds");
+    Request request = parse(args, err);
+    if (request == null) {
+      return 2;
     }
     String keyDir = env.get("GSHARE_SECURITY_KEY_DIR");
     if (keyDir == null || keyDir.isBlank()) {
@@ -64,9 +51,53 @@ public final class InternalJwtCommand {
       rings.put(kind, SigningKeyRing.open(Path.of(keyDir).resolve(kind.keySetFile()), kind.keySetName(), retention,
           false, clock));
     }
-    Tokens tokens = new Tokens(env.getOrDefault("GSHARE_SECURITY_ISSUER", "gshare"), rings, Duration.ofSeconds(60), clock);
-    out.println(tokens.sign(TokenKind.INTERNAL, subject, null, Duration.ofSeconds(ttlSeconds)));
+    return run(new Tokens(env.getOrDefault("GSHARE_SECURITY_ISSUER", "gshare"), rings, Duration.ofSeconds(60), clock),
+        request, out);
+  }
+
+  /** Signs with the api's own keys (any store). */
+  public static int run(Tokens tokens, Request request, PrintStream out) {
+    out.println(tokens.sign(TokenKind.INTERNAL, request.subject(), null, request.ttl()));
     return 0;
+  }
+
+  /** The request, or null after printing the usage. Spring properties ({@code --spring.*}, {@code --gshare.*}) pass. */
+  public static Request parse(String[] args, PrintStream err) {
+    String subject = null;
+    long ttlSeconds = 604_800;
+    for (int i = 1; i < args.length; i++) {
+      if (args[i].equals("--ttl") && i + 1 < args.length) {
+        try {
+          ttlSeconds = Long.parseLong(args[++i]);
+        } catch (NumberFormatException e) {
+          usage(err, "--ttl must be a number of seconds");
+          return null;
+        }
+      } else if (args[i].startsWith("--ttl=")) {
+        try {
+          ttlSeconds = Long.parseLong(args[i].substring(6));
+        } catch (NumberFormatException e) {
+          usage(err, "--ttl must be a number of seconds");
+          return null;
+        }
+      } else if (args[i].startsWith("--spring.") || args[i].startsWith("--gshare.")) {
+        continue;
+      } else if (subject == null && !args[i].startsWith("--")) {
+        subject = args[i];
+      } else {
+        usage(err, "unexpected argument " + args[i]);
+        return null;
+      }
+    }
+    if (subject == null || !subject.startsWith("operator:") || !Ids.isValid(subject.substring("operator:".length()))) {
+      usage(err, "the subject must be operator:<clusterId>");
+      return null;
+    }
+    if (ttlSeconds <= 0 || ttlSeconds > Duration.ofDays(30).toSeconds()) {
+      usage(err, "--ttl must be between 1 and 2592000 seconds");
+      return null;
+    }
+    return new Request(subject, Duration.ofSeconds(ttlSeconds));
   }
 
   private static int usage(PrintStream err, String problem) {

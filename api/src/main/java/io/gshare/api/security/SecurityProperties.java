@@ -17,7 +17,11 @@ import org.springframework.validation.annotation.Validated;
  * @param issuer the {@code iss} of every token the control plane signs and accepts
  * @param keyDir holds the signing key sets ({@code user-signing.jwks.json}, {@code internal-signing.jwks.json});
  *     a mounted Secret in production, the data directory in dev
- * @param generateMissingKeys create a key set that does not exist yet (off when keys come from a Secret)
+ * @param keyStore where the signing key sets are kept: {@code file} (in the key directory: one process, the dev
+ *     runtime) or {@code database} (PostgreSQL, sealed with the data key: what several api replicas share, and where a
+ *     rotation by one is seen by all)
+ * @param generateMissingKeys create a key file that does not exist yet (off when keys come from a Secret); the
+ *     database store always creates its first sets
  * @param internalTokenTtl lifetime of operator tokens ({@code operator:<clusterId>}), 7 days as the guide says
  * @param userTokenTtl default lifetime of user API tokens
  * @param maxUserTokenTtl the longest lifetime an admin may give a user token
@@ -29,6 +33,7 @@ import org.springframework.validation.annotation.Validated;
 public record SecurityProperties(
     @DefaultValue("gshare") @NotBlank String issuer,
     Path keyDir,
+    @DefaultValue("file") @NotNull KeyStoreKind keyStore,
     @DefaultValue("true") boolean generateMissingKeys,
     @DefaultValue("7d") @NotNull @DurationMin(seconds = 1) Duration internalTokenTtl,
     @DefaultValue("30d") @NotNull @DurationMin(seconds = 1) Duration userTokenTtl,
@@ -36,6 +41,12 @@ public record SecurityProperties(
     @DefaultValue("60s") @NotNull @DurationMin(seconds = 0) Duration clockSkew,
     @DefaultValue("gshare_token") @Pattern(regexp = "[!#$%&'*+.^_`|~0-9A-Za-z-]+", message = "must be a cookie name")
         String sessionCookie) {
+
+  /** Where the signing key sets are kept. */
+  public enum KeyStoreKind {
+    FILE,
+    DATABASE
+  }
 
   public SecurityProperties {
     if (keyDir == null) {
