@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,8 +65,11 @@ class DeployOnKubernetesIT {
   @ParameterizedTest(name = "values: {0}")
   @ValueSource(strings = {"(defaults, CloudNativePG)", "deploy/values/incluster.yaml", "deploy/values/dockerhub.yaml"})
   void theChartPassesStrictValidationAndInstallsUntilEveryWorkloadIsReady(String values) throws Exception {
-    String release = "gshare-" + Math.abs(values.hashCode() % 1000);
-    String namespace = release;
+    // The all-in-one values file as the operator guide installs it: release gshare in gshare-system, so the guide's
+    // own helm upgrade runs below as written.
+    boolean guide = values.equals("deploy/values/incluster.yaml");
+    String release = guide ? "gshare" : "gshare-" + Math.abs(values.hashCode() % 1000);
+    String namespace = guide ? "gshare-system" : release;
     List<String> chart = new ArrayList<>(List.of(release, repo().resolve("charts/gshare").toString(), "-n", namespace));
     if (values.startsWith("(")) {
       // With the internal plane open: the Temporal gateway's gRPC Ingress and its GRPCRoute are validated and applied.
@@ -109,8 +113,86 @@ class DeployOnKubernetesIT {
             .allSatisfy(c -> assertThat(c.getStatus().getPhase()).as(c.getMetadata().getName()).isEqualTo("Bound"));
       }
     });
-    run(repo(), "helm", tools().helm(), "uninstall", release, "-n", namespace, "--wait");
+    if (guide) {
+      upgradesAsTheGuideSaysAndUninstallsLeavingOnlyWhatItKeeps();
+    } else {
+      run(repo(), "helm", tools().helm(), "uninstall", release, "-n", namespace, "--wait");
+    }
     Files.delete(manifest);
+  }
+
+  /**
+   * After the all-in-one install: the operator guide's command that opens the internal plane, exactly as written,
+   * yields the internal Ingress and the Temporal gateway's Ingress limited to its source range; a second upgrade to
+   * two replicas of each kind rolls out; the key Secret the first install made keeps its values through both; and
+   * uninstall leaves only what charts/gshare/README.md says it keeps.
+   */
+  private void upgradesAsTheGuideSaysAndUninstallsLeavingOnlyWhatItKeeps() throws Exception {
+    String ns = "gshare-system";
+    Map<String, String> keys;
+    try (KubernetesClient client = cluster.newClient()) {
+      keys = client.secrets().inNamespace(ns).withName("gshare-keys").get().getData();
+      assertThat(keys).containsOnlyKeys("kubeconfig.key", "temporal-gateway-task-token.key");
+      assertThat(client.network().v1().ingresses().inNamespace(ns).withName("gshare-internal").get()).isNull();
+      assertThat(client.network().v1().ingresses().inNamespace(ns).withName("gshare-internal-closed").get()).isNotNull();
+    }
+    // The guide's command, word for word (its quotes are the shell's).
+    String upgraded = run(repo(), "helm", tools().helm(), "upgrade", "gshare", "charts/gshare", "-n", "gshare-system",
+        "--reuse-values", "--set", "ingress.internalPlane.enabled=true", "--set",
+        "ingress.internalPlane.sourceRange=10.0.0.0/8");
+    assertThat(upgraded).contains("STATUS: deployed", "REVISION: 2");
+    try (KubernetesClient client = cluster.newClient()) {
+      var ingresses = client.network().v1().ingresses().inNamespace(ns);
+      for (String name : List.of("gshare-internal", "gshare-temporal-gateway")) {
+        var ingress = ingresses.withName(name).get();
+        assertThat(ingress).as(name).isNotNull();
+        assertThat(ingress.getMetadata().getAnnotations())
+            .containsEntry("nginx.ingress.kubernetes.io/whitelist-source-range", "10.0.0.0/8");
+      }
+      assertThat(ingresses.withName("gshare-internal").get().getSpec().getRules().get(0).getHttp().getPaths())
+          .extracting(path -> path.getPath()).contains("/internal", "/.well-known");
+      assertThat(ingresses.withName("gshare-temporal-gateway").get().getMetadata().getAnnotations())
+          .containsEntry("nginx.ingress.kubernetes.io/backend-protocol", "GRPC");
+      assertThat(ingresses.withName("gshare-internal-closed").get()).isNull();
+      assertThat(client.secrets().inNamespace(ns).withName("gshare-keys").get().getData()).isEqualTo(keys);
+    }
+
+    // Changed values: two api replicas and a separate control worker with two, rolled out with --wait.
+    String scaled = run(repo(), "helm", tools().helm(), "upgrade", "gshare", "charts/gshare", "-n", ns, "--reuse-values",
+        "--set", "api.replicas=2", "--set", "controlWorker.separate=true", "--set", "controlWorker.replicas=2",
+        "--wait", "--timeout", "4m");
+    assertThat(scaled).contains("STATUS: deployed", "REVISION: 3");
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      try (KubernetesClient client = cluster.newClient()) {
+        for (String name : List.of("gshare-api", "gshare-control-worker")) {
+          var deployment = client.apps().deployments().inNamespace(ns).withName(name).get();
+          assertThat(deployment.getStatus().getReadyReplicas()).as(name).isEqualTo(2);
+          assertThat(client.policy().v1().podDisruptionBudget().inNamespace(ns).withName(name).get()).as(name)
+              .isNotNull();
+        }
+        assertThat(client.network().v1().ingresses().inNamespace(ns).withName("gshare-api").get().getMetadata()
+            .getAnnotations()).containsEntry("nginx.ingress.kubernetes.io/affinity", "cookie");
+        assertThat(client.secrets().inNamespace(ns).withName("gshare-keys").get().getData()).isEqualTo(keys);
+      }
+    });
+
+    run(repo(), "helm", tools().helm(), "uninstall", "gshare", "-n", ns, "--wait");
+    try (KubernetesClient client = cluster.newClient()) {
+      assertThat(client.apps().deployments().inNamespace(ns).list().getItems()).isEmpty();
+      assertThat(client.apps().statefulSets().inNamespace(ns).list().getItems()).isEmpty();
+      assertThat(client.services().inNamespace(ns).list().getItems()).isEmpty();
+      assertThat(client.network().v1().ingresses().inNamespace(ns).list().getItems()).isEmpty();
+      assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems()).isEmpty();
+      // What the chart README's "Uninstall" section says stays, and nothing else of the chart's.
+      assertThat(client.secrets().inNamespace(ns).list().getItems()).extracting(secret -> secret.getMetadata().getName())
+          .containsExactlyInAnyOrder("gshare-keys", "gshare-db-credentials", "gshare-register-token");
+      assertThat(client.secrets().inNamespace(ns).withName("gshare-keys").get().getData()).isEqualTo(keys);
+      assertThat(client.persistentVolumeClaims().inNamespace(ns).list().getItems())
+          .extracting(claim -> claim.getMetadata().getName()).containsExactly("data-gshare-db-0");
+      assertThat(client.serviceAccounts().inNamespace(ns).list().getItems())
+          .extracting(account -> account.getMetadata().getName()).contains("gshare-register")
+          .doesNotContain("gshare-api");
+    }
   }
 
   @Test
