@@ -43,9 +43,13 @@ JIB = $(MVN) -q -Pimages -DskipTests package -pl api,cluster-worker -am
 JIB_LOCAL = $(JIB) -Dgshare.image.base=tar://$(CURDIR)/$(LOCAL_BASE) -Dgshare.image.base.name=gshare-local-jre17
 # The configuration and contents of both tarballs, then each entrypoint run from the unpacked layers (chroot, as
 # the image's user; skipped with a note when not root): the api's sign-internal-jwt without arguments must print its usage and exit 2, the worker's
-# --help its environment.
+# --help its environment; and docs/operator/identity.md's manual command, exactly as kubectl exec runs it, reaches
+# the command's key lookup (the key directory here holds no key set, so it names the file it looked for).
 IMAGE_CHECKS = hack/check-image.py api/target/jib-image.tar --main-class io.gshare.api.GshareApiApplication --port 8080 --port 9090 --title gshare-api \
 	  --run=sign-internal-jwt --expect-exit 2 --expect-output "usage: gshare-api sign-internal-jwt" && \
+	hack/check-image.py api/target/jib-image.tar --main-class io.gshare.api.GshareApiApplication --port 8080 --port 9090 --title gshare-api \
+	  --exec="java -cp @/app/jib-classpath-file @/app/jib-main-class-file sign-internal-jwt operator:clu_manual --ttl 604800" \
+	  --env GSHARE_SECURITY_KEY_DIR=/tmp --expect-exit 1 --expect-output "no internal-signing signing keys in /tmp/internal-signing.jwks.json" && \
 	hack/check-image.py cluster-worker/target/jib-image.tar --main-class io.gshare.clusterworker.ClusterWorkerMain --title gshare-cluster-worker \
 	  --run=--help --expect-output GSHARE_CLUSTER_ID
 

@@ -2,14 +2,16 @@
 """Checks an image tarball that `make images` (Jib's buildTar) wrote: its configuration and its contents.
 
 Usage: hack/check-image.py TARBALL --main-class CLASS [--port N ...] [--title TITLE] [--version VERSION]
-                            [--run=ARGS --expect-exit N --expect-output TEXT]
+                            [--run=ARGS | --exec=COMMAND] [--env NAME=VALUE ...] [--expect-exit N]
+                            [--expect-output TEXT]
 
 Checks: the entrypoint runs java on the Jib classpath with CLASS; the user is not root; exactly the given
 ports are exposed; the OCI labels title, version and base name are set; the layers hold the classpath and
 main-class files, CLASS itself and the dependency jars. With --run (as root, on an image with a base), it
 unpacks the layers and runs the image's entrypoint with the given arguments the way a runtime would: chrooted
 into them, as the image's user, in its working directory, with its environment; the exit code and a text of
-the output must match. Prints what it checked; exits 1 on the first mismatch (with the reason), 2 on a usage
+the output must match. --exec runs a whole command line instead, as `kubectl exec` does in a running
+container (the operator guides' commands), with --env added to the image's environment. Prints what it checked; exits 1 on the first mismatch (with the reason), 2 on a usage
 error.
 """
 import argparse
@@ -35,8 +37,8 @@ def layer_paths(image, layer_name):
         return {m.name.lstrip("./") for m in layer.getmembers()}
 
 
-def run_entrypoint(image, manifest, c, arguments, expect_exit, expect_output):
-    """Runs the entrypoint with ARGUMENTS inside the unpacked layers, as the image's user."""
+def run_entrypoint(image, manifest, c, arguments, expect_exit, expect_output, command=None, extra_env=()):
+    """Runs the entrypoint with ARGUMENTS (or COMMAND alone) inside the unpacked layers, as the image's user."""
     if os.geteuid() != 0:
         print("check-image: --run skipped: chroot needs root", file=sys.stderr)
         return "not run (not root)"
@@ -54,6 +56,9 @@ def run_entrypoint(image, manifest, c, arguments, expect_exit, expect_output):
         uid, _, gid = str(c.get("User")).partition(":")
         env = dict(e.split("=", 1) for e in c.get("Env") or [])
         env.setdefault("PATH", "/usr/bin:/bin")
+        env.update(dict(e.split("=", 1) for e in extra_env))
+        line = list(command) if command else list(c["Entrypoint"]) + list(arguments)
+        shown = " ".join(command if command else arguments)
         workdir = c.get("WorkingDir") or "/"
 
         def enter():
@@ -64,19 +69,19 @@ def run_entrypoint(image, manifest, c, arguments, expect_exit, expect_output):
             os.setuid(int(uid))
 
         try:
-            done = subprocess.run(list(c["Entrypoint"]) + list(arguments), env=env, preexec_fn=enter,
+            done = subprocess.run(line, env=env, preexec_fn=enter,
                                   capture_output=True, text=True, timeout=120)
         except FileNotFoundError:
-            fail(f"{c['Entrypoint'][0]} is not on the image's PATH {env['PATH']} (an image without a base?)")
+            fail(f"{line[0]} is not on the image's PATH {env['PATH']} (an image without a base?)")
         finally:
             if mounted:
                 subprocess.run(["umount", proc], capture_output=True)
         output = done.stdout + done.stderr
         if done.returncode != expect_exit:
-            fail(f"{' '.join(arguments)} exited {done.returncode}, expected {expect_exit}: {output.strip()[-2000:]}")
+            fail(f"{shown} exited {done.returncode}, expected {expect_exit}: {output.strip()[-2000:]}")
         if expect_output and expect_output not in output:
-            fail(f"{' '.join(arguments)} printed no {expect_output!r}: {output.strip()[-2000:]}")
-        return f"ran {' '.join(arguments) or '(no arguments)'} as {c.get('User')}: exit {done.returncode}"
+            fail(f"{shown} printed no {expect_output!r}: {output.strip()[-2000:]}")
+        return f"ran {shown or '(no arguments)'} as {c.get('User')}: exit {done.returncode}"
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -91,9 +96,18 @@ def main():
     parser.add_argument("--run", metavar="ARGS",
                         help="run the entrypoint with these arguments (one string, split as a shell would; "
                              "--run=--help) in a chroot of the layers")
+    parser.add_argument("--exec", dest="exec_line", metavar="COMMAND",
+                        help="run this whole command line in the chroot instead of the entrypoint, as kubectl exec "
+                             "would in a running container")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="add to the image's environment for --run or --exec")
     parser.add_argument("--expect-exit", type=int, default=0)
     parser.add_argument("--expect-output", default="")
     args = parser.parse_args()
+    if args.run is not None and args.exec_line is not None:
+        parser.error("--run and --exec exclude each other")
+    if any("=" not in e for e in args.env):
+        parser.error("--env takes NAME=VALUE")
 
     try:
         image = tarfile.open(args.tarball)
@@ -136,8 +150,9 @@ def main():
         if len(jars) < 10:
             fail(f"only {len(jars)} dependency jars under /app/libs")
         ran = None
-        if args.run is not None:
-            ran = run_entrypoint(image, manifest, c, shlex.split(args.run), args.expect_exit, args.expect_output)
+        if args.run is not None or args.exec_line is not None:
+            ran = run_entrypoint(image, manifest, c, shlex.split(args.run or ""), args.expect_exit, args.expect_output,
+                                 command=shlex.split(args.exec_line) if args.exec_line else None, extra_env=args.env)
 
     print(f"check-image: {args.tarball}: entrypoint {' '.join(entrypoint)}; user {user}; ports {ports}; "
           f"{labels['org.opencontainers.image.title']} {labels['org.opencontainers.image.version']} on "

@@ -4,6 +4,7 @@ import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterRerouteWorkflowImpl;
+import io.gshare.workflows.cluster.KubeconfigProofWorkflowImpl;
 import io.gshare.workflows.cluster.TokenRotationWorkflowImpl;
 import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.image.ImagePrepullWorkflowImpl;
@@ -32,7 +33,8 @@ public final class ControlWorkflows {
           IdleReaperWorkflowImpl.class,
           NodeLivenessWorkflowImpl.class,
           ClusterRerouteWorkflowImpl.class,
-          MetricQueryWorkflowImpl.class);
+          MetricQueryWorkflowImpl.class,
+          KubeconfigProofWorkflowImpl.class);
 
   private ControlWorkflows() {}
 }

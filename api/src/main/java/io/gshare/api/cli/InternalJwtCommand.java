@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -47,9 +48,15 @@ public final class InternalJwtCommand {
     Clock clock = Clock.systemUTC();
     Duration retention = Duration.ofDays(30);
     Map<TokenKind, SigningKeyRing> rings = new EnumMap<>(TokenKind.class);
-    for (TokenKind kind : TokenKind.values()) {
-      rings.put(kind, SigningKeyRing.open(Path.of(keyDir).resolve(kind.keySetFile()), kind.keySetName(), retention,
-          false, clock));
+    // The internal set first: the one this command signs with is the one a missing directory is reported by.
+    for (TokenKind kind : List.of(TokenKind.INTERNAL, TokenKind.USER)) {
+      try {
+        rings.put(kind, SigningKeyRing.open(Path.of(keyDir).resolve(kind.keySetFile()), kind.keySetName(), retention,
+            false, clock));
+      } catch (IllegalStateException | java.io.UncheckedIOException e) {
+        err.println("sign-internal-jwt: " + e.getMessage());
+        return 1;
+      }
     }
     return run(new Tokens(env.getOrDefault("GSHARE_SECURITY_ISSUER", "gshare"), rings, Duration.ofSeconds(60), clock),
         request, out);

@@ -3,13 +3,11 @@ package io.gshare.api.cluster;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.cluster.model.WorkerObjects;
-import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
 import io.gshare.api.dev.DevProperties;
 import io.gshare.api.operation.OperationService;
 import io.gshare.api.security.Caller;
 import io.gshare.core.cluster.Cluster;
-import io.gshare.core.cluster.ClusterLifecycleRepository;
 import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.core.error.GshareException;
 import io.gshare.core.error.ProblemCode;
@@ -20,6 +18,9 @@ import io.gshare.workflows.cluster.ClusterDetachWorkflow;
 import io.gshare.workflows.cluster.ClusterRerouteRequest;
 import io.gshare.workflows.cluster.ClusterRerouteWorkflow;
 import io.gshare.workflows.cluster.ClusterStatus;
+import io.gshare.workflows.cluster.KubeconfigProof;
+import io.gshare.workflows.cluster.KubeconfigProofRequest;
+import io.gshare.workflows.cluster.KubeconfigProofWorkflow;
 import io.gshare.workflows.cluster.TokenRotationWorkflow;
 import io.gshare.workflows.common.SearchAttributes;
 import io.gshare.workflows.common.TaskQueues;
@@ -37,6 +38,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,11 +77,9 @@ public class ClusterService {
   private final ObjectMapper json;
   private final Duration workerWait;
   private final TokenRotationProperties rotation;
-  private final ClusterLifecycleRepository lifecycle;
 
   ClusterService(ClusterRepository clusters, KubeconfigCipher cipher, WorkflowClient client, OperationService operations, DevProperties dev, ClusterStateActivitiesImpl state, ObjectMapper json,
-      ClusterWorkerProperties worker, TokenRotationProperties rotation, ClusterLifecycleRepository lifecycle) {
-    this.lifecycle = lifecycle;
+      ClusterWorkerProperties worker, TokenRotationProperties rotation) {
     this.rotation = rotation;
     this.clusters = clusters;
     this.cipher = cipher;
@@ -172,40 +174,46 @@ public class ClusterService {
     return clusters.findById(id).orElseThrow();
   }
 
+  /** How long a PATCH waits for the proof of its kubeconfig (an unreachable apiserver answers within 30 s). */
+  static final Duration PROOF_WAIT = Duration.ofSeconds(75);
+
   /**
-   * Proves a kubeconfig replacing the cluster's reaches that same cluster: it parses, reaches an apiserver, and
-   * that apiserver's kube-system namespace has the uid recorded for the cluster (or, before one was recorded, the
-   * uid the stored kubeconfig still reaches). Writes nothing; answers the uid. 422 with the reason otherwise.
+   * Proves a kubeconfig replacing the cluster's reaches that same cluster (its kube-system namespace's uid), through
+   * the workflow {@code KubeconfigProof}: the apiserver is called by a control worker, not by this request thread, and
+   * the kubeconfig travels sealed with the data key. Writes nothing; answers the uid. 422 with the reason otherwise.
    */
   public String proveSameCluster(String id, String kubeconfig) {
     Cluster cluster = live(id);
     KubeconfigValidator.validate(kubeconfig, dev.allowLoopbackKubeconfig());
-    String reached;
+    KubeconfigProofWorkflow proof = client.newWorkflowStub(KubeconfigProofWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(WorkflowIds.kubeconfigProof(id, NewIds.next("kcp")))
+        .setTaskQueue(TaskQueues.CONTROL)
+        .setWorkflowExecutionTimeout(PROOF_WAIT)
+        .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
+            .set(SearchAttributes.CLUSTER_ID, id).build())
+        .build());
+    KubeconfigProof answer;
     try {
-      reached = ClusterRemoteActivitiesImpl.identityOf(kubeconfig);
-    } catch (RuntimeException e) {
-      throw new GshareException(ProblemCode.VALIDATION_FAILED, "the new kubeconfig does not reach its cluster: "
-          + e.getMessage() + ". Check its server: and credentials (kubectl --kubeconfig FILE get ns kube-system)");
+      answer = WorkflowClient.execute(proof::prove, new KubeconfigProofRequest(id, cipher.encrypt(id, kubeconfig)))
+          .get(PROOF_WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      throw new GshareException(ProblemCode.TEMPORAL_UNAVAILABLE, "no control worker proved the new kubeconfig of "
+          + cluster.name() + " within " + PROOF_WAIT.toSeconds() + "s; nothing was changed. Try again");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while proving the kubeconfig of " + id, e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
     }
-    String known = clusters.kubeSystemUid(id).orElseGet(() -> {
-      try {
-        return ClusterRemoteActivitiesImpl.identityOf(
-            cipher.decrypt(id, lifecycle.sealedKubeconfig(id)));
-      } catch (RuntimeException e) {
-        return null;
-      }
-    });
-    if (known == null) {
-      throw new GshareException(ProblemCode.VALIDATION_FAILED, "cannot prove the new kubeconfig reaches cluster "
-          + cluster.name() + ": its identity was never recorded and its stored kubeconfig no longer connects."
-          + " POST /api/v1/clusters/" + id + "/connection-test, or detach and register it again");
+    if (answer.proven()) {
+      return answer.reached();
     }
-    if (!known.equals(reached)) {
-      throw new GshareException(ProblemCode.VALIDATION_FAILED, "the new kubeconfig reaches another cluster (its"
-          + " kube-system namespace is " + reached + ", cluster " + cluster.name() + "'s is " + known + "):"
-          + " register that one as a cluster of its own", Map.of("kube_system_uid", reached, "expected", known));
+    if (answer.reached() != null && answer.expected() != null) {
+      throw new GshareException(ProblemCode.VALIDATION_FAILED, answer.refusal().replace("this cluster's",
+          "cluster " + cluster.name() + "'s"), Map.of("kube_system_uid", answer.reached(), "expected", answer.expected()));
     }
-    return reached;
+    throw new GshareException(ProblemCode.VALIDATION_FAILED, answer.reached() == null ? answer.refusal()
+        : "cannot prove the new kubeconfig reaches cluster " + cluster.name() + ": " + answer.refusal());
   }
 
   /**

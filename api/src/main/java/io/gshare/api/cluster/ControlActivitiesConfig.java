@@ -4,6 +4,7 @@ import io.gshare.activities.cluster.model.WorkerObjects;
 import io.gshare.activities.control.ClusterRemoteActivitiesImpl;
 import io.gshare.activities.control.ClusterRerouteActivitiesImpl;
 import io.gshare.activities.control.ClusterStateActivitiesImpl;
+import io.gshare.activities.control.KubeconfigProofActivitiesImpl;
 import io.gshare.activities.control.KubernetesWorkerDeployer;
 import io.gshare.activities.control.LocalWorkerDeployerProvider;
 import io.gshare.activities.control.LocalWorkerSettings;
@@ -18,6 +19,7 @@ import io.gshare.api.temporal.TemporalProperties;
 import io.gshare.api.temporalgateway.TemporalGateway;
 import io.gshare.core.alert.Alerts;
 import io.gshare.core.cluster.ClusterLifecycleRepository;
+import io.gshare.core.cluster.ClusterRepository;
 import io.gshare.core.cluster.OperatorTokenRepository;
 import io.gshare.core.operation.OperationRepository;
 import io.gshare.core.session.SessionRepository;
@@ -92,6 +94,18 @@ class ControlActivitiesConfig {
           return new OperatorTokenSigner.Signed(signed.token(), signed.tokenId(), signed.issuedAt(), signed.expiresAt());
         },
         deployer, operatorTokens::issued, clusters::recordIdentity);
+  }
+
+  @Bean
+  KubeconfigProofActivitiesImpl kubeconfigProofActivities(ClusterLifecycleRepository lifecycle, ClusterRepository clusters,
+      KubeconfigCipher cipher) {
+    return new KubeconfigProofActivitiesImpl(cipher::decrypt, clusters::kubeSystemUid, clusterId -> {
+      byte[] sealed = lifecycle.sealedKubeconfig(clusterId);
+      if (sealed == null) {
+        throw new IllegalArgumentException("cluster " + clusterId + " has no stored kubeconfig");
+      }
+      return cipher.decrypt(clusterId, sealed);
+    }, ClusterRemoteActivitiesImpl::identityOf);
   }
 
   @Bean

@@ -29,6 +29,20 @@ class ApiArchitectureTest {
   private static final Class<?>[] JDBC = {JdbcClient.class, JdbcTemplate.class, JdbcOperations.class,
       NamedParameterJdbcTemplate.class, NamedParameterJdbcOperations.class};
 
+  /**
+   * The api starts, signals and queries workflows; a cluster's apiserver is called by control activities only (a
+   * kubeconfig's proof included: {@code KubeconfigProof}). Their wiring ({@code *ActivitiesConfig}) may name them.
+   */
+  @Test
+  void noRequestPathCallsAnApiserver() {
+    noClasses().that().haveSimpleNameNotEndingWith("ActivitiesConfig")
+        .should().dependOnClassesThat().belongToAnyOf(io.fabric8.kubernetes.client.KubernetesClient.class,
+            io.fabric8.kubernetes.client.KubernetesClientBuilder.class,
+            io.gshare.activities.control.ClusterRemoteActivitiesImpl.class)
+        .because("an apiserver call belongs in an activity, with its timeout and retries, not on a request thread")
+        .check(API);
+  }
+
   @Test
   void noControllerTouchesJdbc() {
     assertThat(API.stream().filter(c -> c.isAnnotatedWith(RestController.class))).hasSizeGreaterThan(10);

@@ -45,6 +45,19 @@ class CommandsIT extends ApiIntegrationTest {
   }
 
   @Test
+  void signInternalJwtWithoutKeysNamesTheFileItLookedFor() throws Exception {
+    java.nio.file.Path empty = java.nio.file.Files.createTempDirectory("no-keys-");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = InternalJwtCommand.run(new String[] {"sign-internal-jwt", "operator:" + SIM_CLUSTER_ID},
+        Map.of("GSHARE_SECURITY_KEY_DIR", empty.toString()), new PrintStream(out), new PrintStream(err));
+    assertThat(code).isEqualTo(1);
+    assertThat(out.toString()).isEmpty();
+    assertThat(err.toString()).startsWith("sign-internal-jwt: no internal-signing signing keys in "
+        + empty.resolve("internal-signing.jwks.json"));
+  }
+
+  @Test
   void bootstrapReusesTheExistingSuperAdmin() {
     userService.bootstrapSuperAdmin("superadmin@example.com");
     userService.bootstrapSuperAdmin("someone-else@example.com");

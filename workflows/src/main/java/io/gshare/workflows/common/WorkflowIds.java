@@ -21,6 +21,11 @@ public final class WorkflowIds {
     return "cluster-reroute-" + Ids.requireValid(clusterId, "clusterId");
   }
 
+  /** One proof of a kubeconfig offered for the cluster; {@code attempt} tells two changes at once apart. */
+  public static String kubeconfigProof(String clusterId, String attempt) {
+    return "kubeconfig-proof-" + Ids.requireValid(clusterId, "clusterId") + "-" + Ids.requireValid(attempt, "attempt");
+  }
+
   public static String clusterDetach(String clusterId) {
     return "cluster-detach-" + Ids.requireValid(clusterId, "clusterId");
   }
