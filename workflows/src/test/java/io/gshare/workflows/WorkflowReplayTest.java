@@ -39,7 +39,9 @@ class WorkflowReplayTest {
         // A named metric query answered by a cluster's worker from its Prometheus (MetricQueriesIT).
         "metric-query",
         // A session paused off a card that reported a fatal Xid (the gpuFault signal), then ended (XidIT).
-        "session-gpu-fault");
+        "session-gpu-fault",
+        // A new kubeconfig's proof and a node liveness sweep (ClusterLifecycleIT).
+        "kubeconfig-proof", "node-liveness");
   }
 
   @ParameterizedTest

@@ -7,11 +7,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gshare.activities.control.WorkerDeployer;
 import io.gshare.api.support.ApiIntegrationTest;
+import io.gshare.api.support.HistoryRecorder;
 import io.gshare.api.support.NewTestIds;
 import io.gshare.client.ApiResponse;
 import io.gshare.localdeployer.LocalProcessWorkerDeployer;
 import io.gshare.sim.SimSeed;
 import io.gshare.sim.kube.KubeCluster;
+import io.temporal.client.WorkflowClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +35,7 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
 
   @Autowired ObjectMapper json;
   @Autowired WorkerDeployer deployer;
+  @Autowired WorkflowClient workflows;
   @TempDir Path dir;
   private final List<KubeCluster> clusters = new ArrayList<>();
   private String admin;
@@ -227,6 +230,14 @@ class ClusterLifecycleIT extends ApiIntegrationTest {
     assertThat(reattached.get("started_at").asText()).isNotEqualTo(firstAttachStarted);
     assertThat(cluster(id).get("status").asText()).isEqualTo("connected");
     assertThat(nodes(id)).isNotEmpty();
+    // Every proof ran as a workflow on the control queue (none on the request thread): three PATCHes with a
+    // kubeconfig that parses (another cluster's, a dead one, the same cluster's), three proofs.
+    assertThat(workflows.listExecutions("WorkflowType = 'KubeconfigProof' AND GshareClusterId = '" + id + "'"))
+        .hasSize(3);
+    workflows.listExecutions("WorkflowType = 'KubeconfigProof' AND GshareClusterId = '" + id + "'").findFirst()
+        .ifPresent(e -> HistoryRecorder.record(workflows, e.getExecution().getWorkflowId(), "kubeconfig-proof"));
+    workflows.listExecutions("WorkflowType = 'NodeLiveness' AND ExecutionStatus = 'Completed'").findFirst()
+        .ifPresent(e -> HistoryRecorder.record(workflows, e.getExecution().getWorkflowId(), "node-liveness"));
   }
 
   @Test
