@@ -1,5 +1,6 @@
 package io.gshare.workflows;
 
+import io.gshare.workflows.alert.AlertDeliveryWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
@@ -31,6 +32,7 @@ public final class ControlWorkflows {
           SigningKeyRotationWorkflowImpl.class,
           IdleReaperWorkflowImpl.class,
           NodeLivenessWorkflowImpl.class,
+          AlertDeliveryWorkflowImpl.class,
           ClusterRerouteWorkflowImpl.class,
           MetricQueryWorkflowImpl.class);
 
