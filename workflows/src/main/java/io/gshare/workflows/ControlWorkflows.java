@@ -15,6 +15,7 @@ import io.gshare.workflows.node.NodeLivenessWorkflowImpl;
 import io.gshare.workflows.node.NodeUncordonWorkflowImpl;
 import io.gshare.workflows.session.IdleReaperWorkflowImpl;
 import io.gshare.workflows.session.MeteringWorkflowImpl;
+import io.gshare.workflows.session.SessionRecoveryWorkflowImpl;
 import io.gshare.workflows.session.SessionWorkflowImpl;
 import io.gshare.workflows.system.SigningKeyRotationWorkflowImpl;
 import io.gshare.workflows.volume.VolumeReclaimWorkflowImpl;
@@ -33,6 +34,7 @@ public final class ControlWorkflows {
           IdleReaperWorkflowImpl.class,
           NodeLivenessWorkflowImpl.class,
           AlertDeliveryWorkflowImpl.class,
+          SessionRecoveryWorkflowImpl.class,
           ClusterRerouteWorkflowImpl.class,
           MetricQueryWorkflowImpl.class);
 

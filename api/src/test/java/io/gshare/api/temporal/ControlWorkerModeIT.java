@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gshare.api.alert.AlertProperties;
+import io.gshare.api.session.SessionProperties;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.TemporalDevServerSupport;
 import io.gshare.workflows.common.TaskQueues;
@@ -31,6 +32,7 @@ class ControlWorkerModeIT extends ApiIntegrationTest {
   @Autowired WorkflowServiceStubs stubs;
   @Autowired Environment environment;
   @Autowired AlertProperties alerts;
+  @Autowired SessionProperties sessions;
 
   @Test
   void theJarWithModeWorkerPollsTheControlQueueAndServesNoHttp() throws Exception {
@@ -45,7 +47,8 @@ class ControlWorkerModeIT extends ApiIntegrationTest {
         // the sweeps of the classes after it would run at the jar's defaults.
         "--gshare.idle.interval=" + environment.getProperty("gshare.idle.interval"),
         "--gshare.node.sweep-interval=" + environment.getProperty("gshare.node.sweep-interval"),
-        "--gshare.alerts.delivery-interval=" + alerts.deliveryInterval().toMillis() + "ms")
+        "--gshare.alerts.delivery-interval=" + alerts.deliveryInterval().toMillis() + "ms",
+        "--gshare.sessions.recovery-retry-interval=" + sessions.recoveryRetryInterval().toMillis() + "ms")
         .redirectErrorStream(true).redirectOutput(log.toFile());
     Process worker = builder.start();
     String identity = worker.pid() + "@";

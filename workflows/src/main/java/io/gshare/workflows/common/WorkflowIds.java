@@ -72,4 +72,10 @@ public final class WorkflowIds {
 
   /** Admin alert delivery, started every {@code gshare.alerts.delivery-interval} by the Temporal Schedule of the same id. */
   public static final String ALERT_DELIVERY = "alert-delivery";
+
+  /**
+   * Session recovery, started every {@code gshare.sessions.recovery-retry-interval} (and once at each api start) by the
+   * Temporal Schedule of the same id.
+   */
+  public static final String SESSION_RECOVERY = "session-recovery";
 }
