@@ -94,7 +94,8 @@ class AlertsIT extends ApiIntegrationTest {
   @Test
   void deliveryIsATemporalSchedule() {
     Schedule delivery = schedules.getHandle(WorkflowIds.ALERT_DELIVERY).describe().getSchedule();
-    assertThat(delivery.getSpec().getIntervals()).containsExactly(new ScheduleIntervalSpec(Duration.ofSeconds(1)));
+    assertThat(delivery.getSpec().getIntervals()).extracting(ScheduleIntervalSpec::getEvery)
+        .containsExactly(Duration.ofSeconds(1));
     assertThat(((ScheduleActionStartWorkflow) delivery.getAction()).getWorkflowType()).isEqualTo("AlertDelivery");
     assertThat(delivery.getPolicy().getOverlap()).isEqualTo(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP);
   }

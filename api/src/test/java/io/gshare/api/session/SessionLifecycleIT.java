@@ -545,8 +545,8 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   @Test
   void sessionRecoveryIsATemporalScheduleEveryRetryInterval() {
     ScheduleDescription recovery = schedules.getHandle(WorkflowIds.SESSION_RECOVERY).describe();
-    assertThat(recovery.getSchedule().getSpec().getIntervals())
-        .containsExactly(new ScheduleIntervalSpec(Duration.ofSeconds(60)));
+    assertThat(recovery.getSchedule().getSpec().getIntervals()).extracting(ScheduleIntervalSpec::getEvery)
+        .containsExactly(Duration.ofSeconds(60));
     assertThat(((ScheduleActionStartWorkflow) recovery.getSchedule().getAction()).getWorkflowType())
         .isEqualTo("SessionRecovery");
     // Triggered once at the api's start, besides its ticks.
