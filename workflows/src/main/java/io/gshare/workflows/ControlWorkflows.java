@@ -1,5 +1,6 @@
 package io.gshare.workflows;
 
+import io.gshare.workflows.alert.AlertDeliveryWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterAttachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterDetachWorkflowImpl;
 import io.gshare.workflows.cluster.ClusterProbeWorkflowImpl;
@@ -15,6 +16,7 @@ import io.gshare.workflows.node.NodeLivenessWorkflowImpl;
 import io.gshare.workflows.node.NodeUncordonWorkflowImpl;
 import io.gshare.workflows.session.IdleReaperWorkflowImpl;
 import io.gshare.workflows.session.MeteringWorkflowImpl;
+import io.gshare.workflows.session.SessionRecoveryWorkflowImpl;
 import io.gshare.workflows.session.SessionWorkflowImpl;
 import io.gshare.workflows.system.SigningKeyRotationWorkflowImpl;
 import io.gshare.workflows.volume.VolumeReclaimWorkflowImpl;
@@ -32,6 +34,8 @@ public final class ControlWorkflows {
           SigningKeyRotationWorkflowImpl.class,
           IdleReaperWorkflowImpl.class,
           NodeLivenessWorkflowImpl.class,
+          AlertDeliveryWorkflowImpl.class,
+          SessionRecoveryWorkflowImpl.class,
           ClusterRerouteWorkflowImpl.class,
           MetricQueryWorkflowImpl.class,
           KubeconfigProofWorkflowImpl.class);

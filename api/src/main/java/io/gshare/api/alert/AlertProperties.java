@@ -15,7 +15,8 @@ import org.springframework.validation.annotation.Validated;
  * @param webhookUrl an Alertmanager-compatible webhook receiver ({@code GSHARE_ALERTS_WEBHOOK_URL}): Alertmanager's
  *     own {@code /api/v2/alerts} is not it; a receiver of Alertmanager's webhook (PagerDuty/Slack bridges, a chat
  *     bot, alertmanager-webhook-logger...) is. Empty: alerts are only listed at {@code GET /api/v1/alerts}
- * @param deliveryInterval how often undelivered alerts are sent and ended conditions resolved
+ * @param deliveryInterval how often undelivered alerts are sent and ended conditions resolved: the interval of the
+ *     Temporal Schedule {@code alert-delivery}; below one second it runs every second, a Schedule's shortest interval
  * @param retryInitial the wait after a failed delivery, doubled each time up to {@code retryMax}
  * @param timeout one delivery's connect and answer time
  * @param externalUrl the control plane's URL, for each alert's {@code generatorURL} (empty: none)

@@ -50,6 +50,7 @@ class PlatformMetrics implements SchedulingConfigurer {
         .description("Credits charged for GPU time (minutes and settlements)").register(registry);
   }
 
+  /** Per process, and harmless in every replica: it only reads Postgres into this process's own gauges. */
   @Override
   public void configureTasks(ScheduledTaskRegistrar tasks) {
     tasks.addFixedDelayTask(new FixedDelayTask(this::refresh, Duration.ofSeconds(REFRESH_SECONDS), Duration.ZERO));

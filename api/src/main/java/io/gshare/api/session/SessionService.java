@@ -4,10 +4,9 @@ import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.gshare.api.cluster.ClusterWorkerProperties;
+import io.gshare.activities.control.SessionStarts;
 import io.gshare.api.security.Access;
 import io.gshare.api.security.Caller;
-import io.gshare.api.security.SignInPaths;
 import io.gshare.core.catalogue.ImageRepository;
 import io.gshare.core.catalogue.OfferingRepository;
 import io.gshare.core.cluster.ClusterRepository;
@@ -19,34 +18,25 @@ import io.gshare.core.session.SessionRepository;
 import io.gshare.core.support.NewIds;
 import io.gshare.core.volume.VolumeRepository;
 import io.gshare.workflows.cluster.ClusterStatus;
-import io.gshare.workflows.common.SearchAttributes;
-import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
-import io.gshare.workflows.session.CheckpointTarget;
 import io.gshare.workflows.session.GpuPlacement;
-import io.gshare.workflows.session.MaxRuntimeAction;
 import io.gshare.workflows.session.SessionCommand;
 import io.gshare.workflows.session.SessionSnapshot;
-import io.gshare.workflows.session.SessionSpec;
 import io.gshare.workflows.session.SessionStart;
 import io.gshare.workflows.session.SessionState;
 import io.gshare.workflows.session.SessionTexts;
-import io.gshare.workflows.session.SessionUrlForm;
 import io.gshare.workflows.session.SessionView;
 import io.gshare.workflows.session.SessionVolume;
 import io.gshare.workflows.session.SessionWorkflow;
-import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowNotFoundException;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowServiceException;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.client.WorkflowUpdateHandle;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.failure.ApplicationFailure;
-import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -77,15 +67,12 @@ public class SessionService {
   private final Access access;
   private final TransactionTemplate transactions;
   private final ClusterRepository clusterRoutes;
-  private final String authUrl;
-  private final String signInUrl;
-  private final SessionUrlForm urlForm;
+  private final SessionStarts starts;
 
   SessionService(SessionRepository sessions, ImageRepository images, VolumeRepository volumes,
       PlacementService placement, OfferingRepository offerings,
       WorkflowClient client, Access access, TransactionTemplate transactions,
-      SessionProperties properties, ClusterWorkerProperties worker,
-      ClusterRepository clusterRoutes) {
+      ClusterRepository clusterRoutes, SessionStarts starts) {
     this.clusterRoutes = clusterRoutes;
     this.sessions = sessions;
     this.images = images;
@@ -95,37 +82,7 @@ public class SessionService {
     this.client = client;
     this.access = access;
     this.transactions = transactions;
-    this.authUrl = properties.authUrl();
-    this.signInUrl = properties.signInUrl();
-    this.urlForm = properties.urlForm();
-    this.controlPlaneUrl = worker.controlPlaneUrl();
-    this.checkpointBuilderImage = properties.checkpointBuilderImage();
-  }
-
-  private final String controlPlaneUrl;
-  private final String checkpointBuilderImage;
-
-  /**
-   * Where the cluster's lossless pauses push their images: its {@code checkpoint_registry} and the
-   * configured builder image; null (every pause cold) when either is missing.
-   */
-  CheckpointTarget checkpointTarget(String checkpointRegistry) {
-    return checkpointBuilderImage == null || checkpointBuilderImage.isBlank() || checkpointRegistry == null ? null
-        : new CheckpointTarget(checkpointRegistry, checkpointBuilderImage);
-  }
-
-  /**
-   * What a session's workflow keeps for its whole life, built here alone: for a new session and for
-   * one recovery restarts from its row.
-   */
-  SessionSpec specOf(String sessionId, String userId, String clusterId, String imageReference, int port, String path,
-      String sessionDomain, Policy policy, SessionVolume volume, String checkpointRegistry) {
-    return new SessionSpec(sessionId, userId, clusterId, imageReference, port, path, sessionDomain, authUrl(),
-        policy.maxRuntimeMinutes() == null ? null : Duration.ofMinutes(policy.maxRuntimeMinutes()),
-        MaxRuntimeAction.fromWire(policy.maxRuntimeAction()), volume, checkpointTarget(checkpointRegistry),
-        clusterRoutes.sessionRouteOf(clusterId), signInUrl(),
-        // Production's form stays out of the spec: its URL is spelled as before the form existed.
-        urlForm.equals(SessionUrlForm.HTTPS) ? null : urlForm);
+    this.starts = starts;
   }
 
   /**
@@ -133,20 +90,7 @@ public class SessionService {
    * {@code /auth/connect} on the host that serves the auth check (the api serves both).
    */
   public String signInUrl() {
-    if (signInUrl != null && !signInUrl.isBlank()) {
-      return signInUrl;
-    }
-    URI auth = URI.create(authUrl());
-    return auth.getScheme() + "://" + auth.getRawAuthority() + SignInPaths.CONNECT;
-  }
-
-  /** Where ingress-nginx asks who may open a session: configured, or the control plane's own /internal. */
-  String authUrl() {
-    if (authUrl != null && !authUrl.isBlank()) {
-      return authUrl;
-    }
-    return (controlPlaneUrl == null || controlPlaneUrl.isBlank() ? "http://127.0.0.1:8080" : controlPlaneUrl.replaceAll("/$", ""))
-        + "/internal/connect/verify";
+    return starts.settings().signInUrl();
   }
 
   /** Admits, places (on {@code clusterId} only, when given) and starts a session; answers with its id. */
@@ -177,13 +121,13 @@ public class SessionService {
     }
     Policy policy = placed.decision().policy();
     GpuPlacement where = placed.decision().placement();
-    SessionVolume volume = volumeId == null ? null : volumeOf(volumeId, where.clusterId());
+    SessionVolume volume = volumeId == null ? null : starts.volumeOf(volumeId, where.clusterId());
     SessionStart start = new SessionStart(
-        specOf(sessionId, caller.userId(), where.clusterId(), image.reference(), image.port(), image.path(), placed.domain(),
-            policy, volume, placed.checkpointRegistry()),
+        starts.specOf(sessionId, caller.userId(), where.clusterId(), image.reference(), image.port(), image.path(),
+            placed.domain(), policy, volume, placed.checkpointRegistry()),
         SessionSnapshot.creating(where));
     try {
-      startWorkflow(start);
+      starts.start(start);
     } catch (RuntimeException e) {
       // Never strand held GPUs behind a session no workflow looks after: both or neither.
       transactions.executeWithoutResult(tx -> {
@@ -226,32 +170,6 @@ public class SessionService {
           + user[0] + " (" + user[1] + "); a volume serves one session at a time, so end that one first",
           Map.of("session_id", user[0]));
     });
-  }
-
-  /**
-   * A volume as its session on {@code clusterId} mounts it: claim name from its id, size from the volume, class
-   * from its pool (or the cluster's volume StorageClass).
-   */
-  SessionVolume volumeOf(String volumeId, String clusterId) {
-    VolumeRepository.Mount mount = volumes.mountOf(volumeId, clusterId);
-    return new SessionVolume(volumeId, SessionVolume.claimNameOf(volumeId), mount.storageClass(), mount.sizeGb(),
-        SessionVolume.MOUNT_PATH);
-  }
-
-  void startWorkflow(SessionStart start) {
-    SessionWorkflow workflow = client.newWorkflowStub(SessionWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(WorkflowIds.session(start.spec().sessionId()))
-        .setTaskQueue(TaskQueues.CONTROL)
-        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
-        // Eager start: the server hands the first workflow task back in the start response to this
-        // process's control worker (when it runs here), saving a poll round trip before the pod is made.
-        .setDisableEagerExecution(false)
-        .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
-            .set(SearchAttributes.SESSION_ID, start.spec().sessionId())
-            .set(SearchAttributes.USER_ID, start.spec().userId())
-            .set(SearchAttributes.CLUSTER_ID, start.spec().clusterId()).build())
-        .build());
-    WorkflowClient.start(workflow::run, start);
   }
 
   /**

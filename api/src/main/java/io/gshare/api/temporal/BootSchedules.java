@@ -1,5 +1,6 @@
 package io.gshare.api.temporal;
 
+import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
 import io.temporal.client.schedules.Schedule;
 import io.temporal.client.schedules.ScheduleAlreadyRunningException;
 import io.temporal.client.schedules.ScheduleClient;
@@ -7,6 +8,8 @@ import io.temporal.client.schedules.ScheduleOptions;
 import io.temporal.client.schedules.ScheduleUpdate;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -18,7 +21,8 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 /**
  * Temporal Schedules the api creates at boot. Creating one again finds the one there and brings its spec and
  * action up to date, keeping a pause an operator set (a server keeps Schedules across restarts of the api);
- * while Temporal is unreachable, creating is tried again every {@code retryInterval} until all exist.
+ * while Temporal is unreachable, creating is tried again every {@code retryInterval} until all exist. A Schedule
+ * named by {@link #runOnceAtBoot()} is also triggered once, as soon as this process has ensured it.
  */
 public abstract class BootSchedules implements SchedulingConfigurer {
 
@@ -27,6 +31,8 @@ public abstract class BootSchedules implements SchedulingConfigurer {
   private final ScheduleClient schedules;
   private final Duration retryInterval;
   private volatile boolean scheduled;
+  /** The Schedules of {@link #runOnceAtBoot()} this process has triggered. */
+  private final Set<String> triggered = ConcurrentHashMap.newKeySet();
 
   protected BootSchedules(ScheduleClient schedules, Duration retryInterval) {
     this.schedules = schedules;
@@ -36,22 +42,39 @@ public abstract class BootSchedules implements SchedulingConfigurer {
   /** The Schedules by id, as they should be. */
   protected abstract Map<String, Schedule> desired();
 
+  /**
+   * Of {@link #desired()}, the Schedules whose workflow should run once as soon as this process has ensured them,
+   * rather than only at their next tick (skipped, as any tick, while a run is under way). None unless overridden.
+   */
+  protected Set<String> runOnceAtBoot() {
+    return Set.of();
+  }
+
   /** A listener that returns nothing: Spring would publish a returned value as an event. */
   @EventListener(ApplicationReadyEvent.class)
   public void onReady() {
     start();
   }
 
-  /** Creates (or updates) every Schedule; true once all exist. */
+  /** Creates (or updates) every Schedule, triggering those of {@link #runOnceAtBoot()}; true once all are done. */
   public boolean start() {
     boolean all = true;
     for (Map.Entry<String, Schedule> schedule : desired().entrySet()) {
-      all &= ensure(schedule.getKey(), schedule.getValue());
+      String id = schedule.getKey();
+      boolean done = ensure(id, schedule.getValue());
+      if (done && runOnceAtBoot().contains(id) && !triggered.contains(id)) {
+        done = trigger(id);
+      }
+      all &= done;
     }
     scheduled = all;
     return all;
   }
 
+  /**
+   * Per process, and harmless in every replica: it only retries creating this process's Schedules until they exist
+   * (an idempotent create-or-update); the periodic work itself is the Schedules', one run at a time.
+   */
   @Override
   public void configureTasks(ScheduledTaskRegistrar tasks) {
     tasks.addFixedDelayTask(new FixedDelayTask(this::retryUntilScheduled, retryInterval, retryInterval));
@@ -66,6 +89,19 @@ public abstract class BootSchedules implements SchedulingConfigurer {
 
   public boolean scheduled() {
     return scheduled;
+  }
+
+  /** Runs the Schedule's workflow now, unless a run is under way (then that run does the work). */
+  private boolean trigger(String id) {
+    try {
+      schedules.getHandle(id).trigger(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP);
+      triggered.add(id);
+      log.info("Temporal Schedule {} triggered once at boot", id);
+      return true;
+    } catch (RuntimeException e) {
+      log.warn("could not trigger the Temporal Schedule {} (retried every {}): {}", id, retryInterval, e.toString());
+      return false;
+    }
   }
 
   private boolean ensure(String id, Schedule desired) {

@@ -10,6 +10,12 @@ import io.gshare.api.support.AlertReceiver.Received;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.InventoryFixture;
 import io.gshare.api.support.NewTestIds;
+import io.gshare.workflows.common.WorkflowIds;
+import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
+import io.temporal.client.schedules.Schedule;
+import io.temporal.client.schedules.ScheduleActionStartWorkflow;
+import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.client.schedules.ScheduleIntervalSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,11 +24,13 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * Admin alerts reach someone: a node going offline is delivered to a real webhook receiver as Alertmanager's webhook
- * sends it, retried while the receiver fails, once per outage, and resolved when the node is reported again.
+ * sends it, retried while the receiver fails, once per outage, and resolved when the node is reported again; the
+ * sweep and the delivery are Temporal Schedules.
  */
 class AlertsIT extends ApiIntegrationTest {
 
   @Autowired ObjectMapper json;
+  @Autowired ScheduleClient schedules;
 
   private List<JsonNode> alertsOf(String nodeId) throws Exception {
     List<JsonNode> mine = new ArrayList<>();
@@ -80,6 +88,16 @@ class AlertsIT extends ApiIntegrationTest {
     await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(alertsOf(node)).hasSize(2));
     await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(AlertReceiver.about(node)).hasSize(5));
     assertThat(AlertReceiver.about(node).get(4).status()).isEqualTo("firing");
+  }
+
+  /** Not a timer in each api process: one pass at a time, every gshare.alerts.delivery-interval (1 s here). */
+  @Test
+  void deliveryIsATemporalSchedule() {
+    Schedule delivery = schedules.getHandle(WorkflowIds.ALERT_DELIVERY).describe().getSchedule();
+    assertThat(delivery.getSpec().getIntervals()).extracting(ScheduleIntervalSpec::getEvery)
+        .containsExactly(Duration.ofSeconds(1));
+    assertThat(((ScheduleActionStartWorkflow) delivery.getAction()).getWorkflowType()).isEqualTo("AlertDelivery");
+    assertThat(delivery.getPolicy().getOverlap()).isEqualTo(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP);
   }
 
   @Test

@@ -17,6 +17,7 @@ import io.temporal.client.schedules.Schedule;
 import io.temporal.client.schedules.ScheduleActionStartWorkflow;
 import io.temporal.client.schedules.ScheduleAlreadyRunningException;
 import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.client.schedules.ScheduleHandle;
 import io.temporal.client.schedules.ScheduleIntervalSpec;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -46,12 +47,15 @@ class MeteringScheduleTest {
   }
 
   @Test
-  void anExistingScheduleIsKept() {
+  void anExistingScheduleIsBroughtUpToDate() {
     ScheduleClient schedules = mock(ScheduleClient.class);
+    ScheduleHandle handle = mock(ScheduleHandle.class);
     when(schedules.createSchedule(any(), any(), any())).thenThrow(new ScheduleAlreadyRunningException(
         new StatusRuntimeException(Status.ALREADY_EXISTS)));
+    when(schedules.getHandle(MeteringWorkflow.ID)).thenReturn(handle);
 
     assertThat(new MeteringSchedule(schedules, EVERY_MINUTE).start()).isTrue();
+    verify(handle).update(any());
   }
 
   @Test

@@ -27,8 +27,15 @@ import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.kube.KubeNames;
 import io.gshare.workflows.session.MeteringWorkflow;
+import io.gshare.workflows.session.SessionRecoveryPass;
+import io.gshare.workflows.session.SessionRecoveryWorkflow;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.schedules.ScheduleActionStartWorkflow;
+import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.client.schedules.ScheduleDescription;
+import io.temporal.client.schedules.ScheduleIntervalSpec;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.file.Files;
@@ -68,7 +75,7 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   @Autowired BillingWindows billing;
   @Autowired WorkerDeployer deployer;
   @Autowired WorkflowClient workflows;
-  @Autowired SessionRecovery recovery;
+  @Autowired ScheduleClient schedules;
   private String admin;
 
   @BeforeEach
@@ -536,6 +543,18 @@ class SessionLifecycleIT extends ApiIntegrationTest {
   }
 
   @Test
+  void sessionRecoveryIsATemporalScheduleEveryRetryInterval() {
+    ScheduleDescription recovery = schedules.getHandle(WorkflowIds.SESSION_RECOVERY).describe();
+    assertThat(recovery.getSchedule().getSpec().getIntervals()).extracting(ScheduleIntervalSpec::getEvery)
+        .containsExactly(Duration.ofSeconds(60));
+    assertThat(((ScheduleActionStartWorkflow) recovery.getSchedule().getAction()).getWorkflowType())
+        .isEqualTo("SessionRecovery");
+    // Triggered once at the api's start, besides its ticks.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+        schedules.getHandle(WorkflowIds.SESSION_RECOVERY).describe().getInfo().getNumActions()).isPositive());
+  }
+
+  @Test
   void aSessionWhoseWorkflowTemporalLostIsRecoveredFromPostgres() throws Exception {
     String token = tokenFor(userWithCredits("100"));
     String id = json.readTree(create(token, sliceOffering).text()).at("/session/id").asText();
@@ -543,7 +562,14 @@ class SessionLifecycleIT extends ApiIntegrationTest {
     // As if the embedded server restarted: the execution is gone, Postgres still says running.
     workflows.newUntypedWorkflowStub(WorkflowIds.session(id)).terminate("simulated loss of the Temporal server");
 
-    recovery.recoverAll();
+    // A recovery pass as the Schedule session-recovery runs it (one started now, so it reads the row after the loss).
+    SessionRecoveryPass pass = workflows.newWorkflowStub(SessionRecoveryWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId("session-recovery-test-" + id).setTaskQueue(TaskQueues.CONTROL).build()).recover();
+    assertThat(pass.unreachable()).doesNotContain(id);
+    // Restarted by this pass, or by the Schedule's own if it ran in between: either way its workflow runs again.
+    assertThat(workflows.newUntypedWorkflowStub(WorkflowIds.session(id)).describe().getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(session(id).at("/session/state").asText()).isEqualTo("running");
 
     JsonNode paused = json.readTree(post("/api/v1/sessions/" + id + "/pause", "{}", token).text());
     assertThat(paused.at("/session/state").asText()).isEqualTo("paused");

@@ -134,9 +134,10 @@ public abstract class ApiIntegrationTest {
     registry.add("gshare.tokens.confirm-poll", () -> "1s");
     // The idle reaper sweeps every 5 s, so a 1-minute idle timeout is decided within seconds (IdleReaperIT).
     registry.add("gshare.idle.interval", () -> "5s");
-    // Admin alerts go to a real receiver in this JVM, sent and retried within a second (AlertsIT).
+    // Admin alerts go to a real receiver in this JVM, sent and retried within a second or two (AlertsIT): the
+    // Schedule alert-delivery runs every second, the shortest interval a Temporal Schedule takes.
     registry.add("gshare.alerts.webhook-url", AlertReceiver::url);
-    registry.add("gshare.alerts.delivery-interval", () -> "300ms");
+    registry.add("gshare.alerts.delivery-interval", () -> "1s");
     registry.add("gshare.alerts.retry-initial", () -> "200ms");
     registry.add("gshare.alerts.retry-max", () -> "1s");
     // The simulator runs any image: lossless pauses build their checkpoint images with this one.

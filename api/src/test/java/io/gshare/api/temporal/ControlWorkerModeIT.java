@@ -3,6 +3,8 @@ package io.gshare.api.temporal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gshare.api.alert.AlertProperties;
+import io.gshare.api.session.SessionProperties;
 import io.gshare.api.support.ApiIntegrationTest;
 import io.gshare.api.support.TemporalDevServerSupport;
 import io.gshare.workflows.common.TaskQueues;
@@ -29,6 +31,8 @@ class ControlWorkerModeIT extends ApiIntegrationTest {
 
   @Autowired WorkflowServiceStubs stubs;
   @Autowired Environment environment;
+  @Autowired AlertProperties alerts;
+  @Autowired SessionProperties sessions;
 
   @Test
   void theJarWithModeWorkerPollsTheControlQueueAndServesNoHttp() throws Exception {
@@ -42,7 +46,9 @@ class ControlWorkerModeIT extends ApiIntegrationTest {
         // Each process brings the boot Schedules it creates up to its own settings: the same as this test's api, or
         // the sweeps of the classes after it would run at the jar's defaults.
         "--gshare.idle.interval=" + environment.getProperty("gshare.idle.interval"),
-        "--gshare.node.sweep-interval=" + environment.getProperty("gshare.node.sweep-interval"))
+        "--gshare.node.sweep-interval=" + environment.getProperty("gshare.node.sweep-interval"),
+        "--gshare.alerts.delivery-interval=" + alerts.deliveryInterval().toMillis() + "ms",
+        "--gshare.sessions.recovery-retry-interval=" + sessions.recoveryRetryInterval().toMillis() + "ms")
         .redirectErrorStream(true).redirectOutput(log.toFile());
     Process worker = builder.start();
     String identity = worker.pid() + "@";

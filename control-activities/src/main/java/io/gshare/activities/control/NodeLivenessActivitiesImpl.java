@@ -13,8 +13,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Raises the admin alert for nodes whose worker stopped reporting them: once per outage, as a NodeOffline alert
- * (delivered by {@code AlertDelivery}, which also resolves it once the node is reported again). The mark and the
- * alert are one transaction, so a retried sweep neither loses nor doubles an alert.
+ * (delivered by the Schedule {@code alert-delivery}, which also resolves it once the node is reported again). The
+ * mark and the alert are one transaction, so a retried sweep neither loses nor doubles an alert.
  */
 @ActivitiesOn(taskQueue = TaskQueues.CONTROL)
 public class NodeLivenessActivitiesImpl implements NodeLivenessActivities {

@@ -19,8 +19,8 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Admin alerts: raised once per outage (a second raise while one fires is a no-op), resolved when the condition
- * ends, and kept as an outbox that {@code AlertDelivery} empties into the webhook. Every raise also writes the audit
- * event it always wrote.
+ * ends, and kept as an outbox that alert delivery (the Temporal Schedule {@code alert-delivery}) empties into the
+ * webhook. Every raise also writes the audit event it always wrote.
  */
 @Component
 public class Alerts {

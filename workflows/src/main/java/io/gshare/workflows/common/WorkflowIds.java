@@ -74,4 +74,13 @@ public final class WorkflowIds {
 
   /** The node liveness sweep, started every {@code gshare.node.sweep-interval} by the Temporal Schedule of the same id. */
   public static final String NODE_LIVENESS = "node-liveness";
+
+  /** Admin alert delivery, started every {@code gshare.alerts.delivery-interval} by the Temporal Schedule of the same id. */
+  public static final String ALERT_DELIVERY = "alert-delivery";
+
+  /**
+   * Session recovery, started every {@code gshare.sessions.recovery-retry-interval} (and once at each api start) by the
+   * Temporal Schedule of the same id.
+   */
+  public static final String SESSION_RECOVERY = "session-recovery";
 }
