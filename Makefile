@@ -3,6 +3,7 @@ SHELL := /bin/bash
 MVN ?= mvn -B -ntp
 DEV_ARGS ?=
 CLUSTERS ?= 1
+API_REPLICAS ?= 1
 
 .PHONY: help build fmt cli dev test test-java test-e2e test-faults test-shell test-images base-image images images-local images-push tools bench-inventory bench-allocation bench-sessions bench-scale bench-admission bench-gateway clean deploy-incluster prod-deploy deploy-temporal deploy-monitoring
 
@@ -12,8 +13,8 @@ help: ## list the targets
 build: ## build every module's jars, skipping tests
 	$(MVN) -q -DskipTests package
 
-dev: tools build ## build, then start gShare with everything embedded (Ctrl-C stops it); CLUSTERS=2 attaches two simulated clusters; DEV_ARGS="--help" lists options
-	java -jar dev-runtime/target/gshare-dev.jar --clusters $(CLUSTERS) $(DEV_ARGS)
+dev: tools build ## build, then start gShare with everything embedded (Ctrl-C stops it); CLUSTERS=2 attaches two simulated clusters; API_REPLICAS=2 runs two api processes behind nginx; DEV_ARGS="--help" lists options
+	java -jar dev-runtime/target/gshare-dev.jar --clusters $(CLUSTERS) --api-replicas $(API_REPLICAS) $(DEV_ARGS)
 
 fmt: ## format the Java sources (spotless: imports ordered, none unused, no tabs or trailing blanks); every build checks it
 	$(MVN) -q spotless:apply

@@ -86,7 +86,7 @@ class ConfigurationKeysTest {
           ClusterWorkerProperties.Deploy.KUBERNETES, null, "registry.example.com/gshare", "IfNotPresent", null, false,
           false, null, 15,
           300, Duration.ofSeconds(90),
-          new ClusterWorkerProperties.Local(null, null, null), new ClusterWorkerProperties.Agent(false)));
+          new ClusterWorkerProperties.Local(null, null, null, false), new ClusterWorkerProperties.Agent(false)));
       assertThat(context.getBean(TemporalProperties.class))
           .isEqualTo(new TemporalProperties("127.0.0.1:7233", "default", Duration.ofSeconds(5), 600, "", "", "", "", "", ""));
       assertThat(context.getBean(SecurityProperties.class)).isEqualTo(new SecurityProperties("gshare",

@@ -10,9 +10,15 @@ import io.gshare.client.session.SessionDetail;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,9 +27,17 @@ import org.junit.jupiter.api.Test;
 /** The client against a local HTTP peer: what it sends, how it reads answers, problems and failures. */
 class GshareClientTest {
 
-  record Seen(String method, String uri, String authorization, String contentType, String body) {}
+  record Seen(String method, String uri, String authorization, String contentType, String body, String idempotencyKey) {}
+
+  /** What /api/v1/flaky answers next, first in first out; a 200 once they are used up. */
+  record Canned(int status, String retryAfter) {}
+
+  private static final String UNAVAILABLE = """
+      {"type":"urn:gshare:problem:unavailable","title":"Service unavailable","status":503,
+       "detail":"the api replica went away before it answered","code":"unavailable"}""";
 
   private final List<Seen> seen = new CopyOnWriteArrayList<>();
+  private final Deque<Canned> flaky = new ArrayDeque<>();
   private HttpServer server;
   private GshareClient client;
 
@@ -50,6 +64,21 @@ class GshareClientTest {
     server.createContext("/api/v1/credits", exchange -> {
       record(exchange);
       answer(exchange, 200, "application/json", "{\"balance\": 3,");
+    });
+    server.createContext("/api/v1/flaky", exchange -> {
+      record(exchange);
+      Canned next;
+      synchronized (flaky) {
+        next = flaky.poll();
+      }
+      if (next == null) {
+        answer(exchange, 200, "application/json", "{\"ok\":" + seen.size() + "}");
+        return;
+      }
+      if (next.retryAfter() != null) {
+        exchange.getResponseHeaders().set("Retry-After", next.retryAfter());
+      }
+      answer(exchange, next.status(), "application/problem+json", UNAVAILABLE);
     });
     server.createContext("/api/v1/system", exchange -> {
       record(exchange);
@@ -140,11 +169,133 @@ class GshareClientTest {
     assertThat(ApiPaths.query(ApiPaths.NODES, "pool_id", null)).isEqualTo("/api/v1/nodes");
   }
 
+  @Test
+  void aGetAnswered503WithRetryAfterIsSentAgainUntilItIsServed() {
+    unavailable(2, "0");
+    List<ApiResponse> retried = new CopyOnWriteArrayList<>();
+
+    assertThat(client.onRetry(retried::add).get("/api/v1/flaky").path("ok").asInt()).isEqualTo(3);
+
+    assertThat(seen).extracting(Seen::method).containsExactly("GET", "GET", "GET");
+    assertThat(retried).extracting(ApiResponse::status).containsExactly(503, 503);
+    assertThat(retried.get(0).json().path("code").asText()).isEqualTo("unavailable");
+  }
+
+  @Test
+  void putAndDeleteAreSentAgainAndTheRawDoorAnswersTheLastAnswer() {
+    unavailable(1, "0");
+    assertThat(client.put("/api/v1/flaky", Map.of("a", 1)).path("ok").asInt()).isEqualTo(2);
+    unavailable(1, "0");
+    assertThat(client.delete("/api/v1/flaky").path("ok").asInt()).isEqualTo(4);
+    unavailable(1, "0");
+    assertThat(client.exchange("GET", "/api/v1/flaky", null).status()).isEqualTo(200);
+
+    assertThat(seen).extracting(Seen::method).containsExactly("PUT", "PUT", "DELETE", "DELETE", "GET", "GET");
+    assertThat(seen.get(1).body()).isEqualTo("{\"a\":1}");
+  }
+
+  @Test
+  void aPostWithoutAnIdempotencyKeyGetsThe503BackSayingItWasNotSentAgain() {
+    unavailable(1, "0");
+
+    assertThatThrownBy(() -> client.post("/api/v1/flaky", Map.of("name", "nb")))
+        .isInstanceOfSatisfying(ApiProblemException.class, e -> {
+          assertThat(e.problem().status()).isEqualTo(503);
+          assertThat(e.problem().code()).isEqualTo("unavailable");
+          assertThat(e.getMessage()).startsWith("the api replica went away before it answered; not sent again")
+              .contains("without an Idempotency-Key may already have been carried out");
+        });
+    assertThat(seen).hasSize(1);
+    // The raw door answers it as it came.
+    unavailable(1, "0");
+    assertThat(client.exchange("POST", "/api/v1/flaky", "{}").status()).isEqualTo(503);
+    assertThat(seen).hasSize(2);
+  }
+
+  @Test
+  void aPostWithAnIdempotencyKeyIsSentAgainWithTheSameKeyAndBody() {
+    unavailable(2, "0");
+
+    assertThat(client.post("/api/v1/flaky", Map.of("amount", 5), Map.of("Idempotency-Key", "grant-1"))
+        .path("ok").asInt()).isEqualTo(3);
+
+    assertThat(seen).extracting(Seen::idempotencyKey).containsExactly("grant-1", "grant-1", "grant-1");
+    assertThat(seen).extracting(Seen::body).containsOnly("{\"amount\":5}");
+  }
+
+  @Test
+  void a503WithoutRetryAfterAndOtherStatusesAreAnsweredAtOnce() {
+    unavailable(1, null);
+    assertThatThrownBy(() -> client.get("/api/v1/flaky"))
+        .isInstanceOfSatisfying(ApiProblemException.class, e -> {
+          assertThat(e.problem().status()).isEqualTo(503);
+          assertThat(e.getMessage()).isEqualTo("the api replica went away before it answered");
+        });
+    synchronized (flaky) {
+      flaky.add(new Canned(429, "0"));
+    }
+    assertThat(client.exchange("GET", "/api/v1/flaky", null).status()).isEqualTo(429);
+
+    assertThat(seen).hasSize(2);
+  }
+
+  @Test
+  void theAttemptsAreBoundedAndTheLast503IsTheAnswer() {
+    unavailable(10, "0");
+
+    assertThatThrownBy(() -> client.retries(3, Duration.ofSeconds(1)).get("/api/v1/flaky"))
+        .isInstanceOfSatisfying(ApiProblemException.class, e -> {
+          assertThat(e.problem().status()).isEqualTo(503);
+          assertThat(e.getMessage()).endsWith("; sent 3 time(s), each answered 503: try again later");
+        });
+    assertThat(seen).hasSize(3);
+    assertThat(client.retries(1, Duration.ZERO).exchange("GET", "/api/v1/flaky", null).status()).isEqualTo(503);
+    assertThat(seen).hasSize(4);
+  }
+
+  @Test
+  void theWaitIsWhatRetryAfterAsksButNoLongerThanTheCap() {
+    unavailable(1, "1");
+    long t0 = System.nanoTime();
+    assertThat(client.get("/api/v1/flaky").path("ok").asInt()).isEqualTo(2);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(950));
+
+    unavailable(1, "3600");
+    t0 = System.nanoTime();
+    assertThat(client.retries(2, Duration.ofMillis(100)).get("/api/v1/flaky").path("ok").asInt()).isEqualTo(4);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+  }
+
+  @Test
+  void retryAfterIsReadAsSecondsOrAnHttpDate() {
+    Instant now = Instant.parse("2026-12-07T10:00:00Z");
+    assertThat(GshareClient.retryAfter(headers("2"), now)).contains(Duration.ofSeconds(2));
+    assertThat(GshareClient.retryAfter(headers("Mon, 07 Dec 2026 10:00:05 GMT"), now)).contains(Duration.ofSeconds(5));
+    assertThat(GshareClient.retryAfter(headers("Mon, 07 Dec 2026 09:59:00 GMT"), now)).contains(Duration.ZERO);
+    assertThat(GshareClient.retryAfter(headers("soon"), now)).isEmpty();
+    assertThat(GshareClient.retryAfter(HttpHeaders.of(Map.of(), (a, b) -> true), now)).isEqualTo(Optional.empty());
+    assertThat(GshareClient.isRepeatable("POST", Map.of("idempotency-key", "k"))).isTrue();
+    assertThat(GshareClient.isRepeatable("POST", Map.of("Idempotency-Key", " "))).isFalse();
+    assertThat(GshareClient.isRepeatable("PATCH", Map.of())).isFalse();
+  }
+
+  private void unavailable(int times, String retryAfter) {
+    synchronized (flaky) {
+      for (int i = 0; i < times; i++) {
+        flaky.add(new Canned(503, retryAfter));
+      }
+    }
+  }
+
+  private static HttpHeaders headers(String retryAfter) {
+    return HttpHeaders.of(Map.of("Retry-After", List.of(retryAfter)), (a, b) -> true);
+  }
+
   private void record(HttpExchange exchange) throws IOException {
     String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(),
         exchange.getRequestHeaders().getFirst("Authorization"), exchange.getRequestHeaders().getFirst("Content-Type"),
-        body));
+        body, exchange.getRequestHeaders().getFirst("Idempotency-Key")));
   }
 
   private static void answer(HttpExchange exchange, int status, String contentType, String body) throws IOException {

@@ -25,9 +25,13 @@ import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -40,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * process. The api and the cluster-workers run as the same jars as in production; only what they
  * connect to is local. Unless {@code --no-demo}, the demo data ({@link DemoCatalogue}) is then seeded
  * through the same API. Closing stops everything in reverse order.
+ *
+ * <p>With {@code --api-replicas} 2 or more, the api runs as that many processes, each with its control worker and its
+ * own HTTP, management and gateway ports, on the same PostgreSQL (its signing keys there too) and Temporal, behind
+ * nginx ({@link ApiFront}): {@link #apiUrl()} and {@link #temporalGatewayAddress()} are the front's, and the
+ * cluster-workers outlive the replica that started them, as Deployments outlive an api pod.
  */
 public final class DevRuntime implements AutoCloseable {
 
@@ -80,12 +89,18 @@ public final class DevRuntime implements AutoCloseable {
   private EmbeddedDatabase database;
   private Supplier<EmbeddedTemporal> temporalFactory;
   private String oidcIssuer;
-  private volatile ChildProcess api;
-  private Supplier<ChildProcess> apiFactory;
+  /** The api processes: one, or the replicas behind {@link #front}. */
+  private final List<Replica> replicas = new ArrayList<>();
+  /** nginx in front of two or more replicas; null with one api. */
+  private ApiFront front;
   /** Set when the runtime closes: the api's exit is then no crash to restart from. */
   private volatile boolean stopping;
-  /** When the api was restarted after a crash, newest last (a crash loop gives up, as CrashLoopBackOff would not). */
-  private final Deque<Instant> apiRestarts = new ArrayDeque<>();
+  /** Attaches the clusters again after a replica's restart, one attach at a time, beside the traffic. */
+  private final ExecutorService reattacher = Executors.newSingleThreadExecutor(task -> {
+    Thread thread = new Thread(task, "dev-reattach");
+    thread.setDaemon(true);
+    return thread;
+  });
   private String adminToken;
   private GshareClient apiClient;
   private SimSeed seed;
@@ -93,6 +108,31 @@ public final class DevRuntime implements AutoCloseable {
   private DevIngress ingress;
   private int ingressPort;
   private int gatewayPort;
+
+  /**
+   * One api process: its ports, kept across its restarts (its workers and the front reach it there), how to start it,
+   * and when it was restarted after a crash, newest last (a crash loop gives up, as CrashLoopBackOff would not).
+   */
+  private static final class Replica {
+    final String name;
+    final int httpPort;
+    final int managementPort;
+    final int gatewayPort;
+    final Deque<Instant> restarts = new ArrayDeque<>();
+    Supplier<ChildProcess> factory;
+    volatile ChildProcess process;
+
+    Replica(String name, int httpPort, int managementPort, int gatewayPort) {
+      this.name = name;
+      this.httpPort = httpPort;
+      this.managementPort = managementPort;
+      this.gatewayPort = gatewayPort;
+    }
+
+    String url() {
+      return "http://127.0.0.1:" + httpPort;
+    }
+  }
 
   private DevRuntime(DevRuntimeOptions options) throws IOException {
     this.options = options;
@@ -157,6 +197,25 @@ public final class DevRuntime implements AutoCloseable {
 
     Path keyDir = dataDir.resolve("keys");
     Files.deleteIfExists(adminTokenFile());
+    boolean replicated = options.apiReplicas() > 1;
+    for (int i = 0; i < options.apiReplicas(); i++) {
+      // One api keeps the named ports; replicas take free ones, and the front the named ones.
+      replicas.add(replicated
+          ? new Replica("api-" + i, LoopbackPorts.free(), i == 0 ? options.managementPort() : LoopbackPorts.free(),
+              LoopbackPorts.free())
+          : new Replica("api", options.httpPort(), options.managementPort(), gatewayPort()));
+    }
+    if (replicated) {
+      front = ApiFront.start(options.nginx(), options.httpPort(), replicas.stream().map(r -> r.httpPort).toList(),
+          gatewayPort(), replicas.stream().map(r -> r.gatewayPort).toList(),
+          // Its access log beside the api's output, when that goes to files: it says which replica answered what.
+          options.logDir() == null ? dataDir.resolve("front") : options.logDir().toAbsolutePath().resolve("front"));
+      started.push(front);
+      log.info("api: {} replicas behind nginx on {} (HTTP) and {} (their Temporal gateways)", replicas.size(), apiUrl(),
+          temporalGatewayAddress());
+      // Pushed before the replicas, so closed after them: the workers they share stop with the runtime.
+      started.push(this::stopSharedWorkers);
+    }
     List<String> args = new ArrayList<>(List.of(
         "--gshare.temporal.address=" + temporalAddress,
         "--gshare.dev.admin-token-file=" + adminTokenFile(),
@@ -171,7 +230,6 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.cluster-worker.deploy=local-process",
         "--gshare.temporal-gateway.enabled=true",
         "--gshare.temporal-gateway.bind-address=127.0.0.1",
-        "--gshare.temporal-gateway.port=" + gatewayPort(),
         "--gshare.cluster-worker.local.jar=" + options.workerJar().toAbsolutePath(),
         "--gshare.cluster-worker.local.state-dir=" + dataDir.resolve("workers"),
         "--gshare.cluster-worker.control-plane-url=" + apiUrl(),
@@ -186,9 +244,7 @@ public final class DevRuntime implements AutoCloseable {
         "--gshare.oidc.admin-values=" + EmbeddedOidcProvider.ADMIN_VALUE,
         "--gshare.oidc.super-admin-values=" + EmbeddedOidcProvider.SUPER_ADMIN_VALUE,
         "--server.address=127.0.0.1",
-        "--server.port=" + options.httpPort(),
-        "--management.server.address=127.0.0.1",
-        "--management.server.port=" + options.managementPort()));
+        "--management.server.address=127.0.0.1"));
     if (temporalUiUrl != null) {
       args.add("--gshare.temporal.ui-url=" + temporalUiUrl);
     }
@@ -200,11 +256,14 @@ public final class DevRuntime implements AutoCloseable {
     if (options.logDir() != null) {
       args.add("--gshare.cluster-worker.local.log-dir=" + options.logDir().toAbsolutePath());
     }
-    // In place of the runtime's own setting of the same key: Spring Boot would join repeated arguments with commas.
-    for (String property : options.apiProperties()) {
-      String key = property.substring(0, property.indexOf('='));
-      args.removeIf(arg -> arg.startsWith("--" + key + "="));
-      args.add("--" + property);
+    if (replicated) {
+      // Tokens one replica signs verify on every other: the key sets in PostgreSQL. The key directory is shared, as
+      // the chart's Secret is (the data key and the gateway's seal); the first replica writes it before the others
+      // start. The workers reach Temporal through the front, and outlive the replica whose activity started them.
+      args.add("--gshare.security.key-store=database");
+      args.add("--gshare.cluster-worker.temporal-gateway=true");
+      args.add("--gshare.cluster-worker.temporal-address=" + temporalGatewayAddress());
+      args.add("--gshare.cluster-worker.local.shared=true");
     }
     seed = options.seed() == null ? SimSeed.defaultSeed() : SimSeed.read(options.seed());
     // The clusters start while the api does: neither needs the other before the attach, and both mostly wait
@@ -215,19 +274,48 @@ public final class DevRuntime implements AutoCloseable {
       thread.start();
     });
     try {
-      apiFactory = () -> ChildProcess.startJar("api", options.apiJar(), List.of(options.localDeployerJar()),
-          List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"), args, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER", options.dbUser(), "GSHARE_DB_PASSWORD",
-              options.dbPassword()), options.logDir());
-      api = apiFactory.get();
+      for (Replica replica : replicas) {
+        List<String> own = new ArrayList<>(args);
+        own.addAll(List.of("--server.port=" + replica.httpPort, "--management.server.port=" + replica.managementPort,
+            "--gshare.temporal-gateway.port=" + replica.gatewayPort));
+        // In place of the runtime's own setting of the same key: Spring Boot would join repeated arguments with commas.
+        for (String property : options.apiProperties()) {
+          String key = property.substring(0, property.indexOf('='));
+          own.removeIf(arg -> arg.startsWith("--" + key + "="));
+          own.add("--" + property);
+        }
+        replica.factory = () -> ChildProcess.startJar(replica.name, options.apiJar(), List.of(options.localDeployerJar()),
+            List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"), own, Map.of("GSHARE_DB_URL", dbUrl, "GSHARE_DB_USER",
+                options.dbUser(), "GSHARE_DB_PASSWORD", options.dbPassword()), options.logDir());
+      }
       started.push(() -> {
         stopping = true;
-        api.close();
+        // Stopped together: each takes its graceful shutdown's time.
+        List<Thread> stops = new ArrayList<>();
+        for (Replica replica : replicas) {
+          ChildProcess process = replica.process;
+          if (process != null) {
+            Thread stop = new Thread(process::close, "stop-" + replica.name);
+            stop.start();
+            stops.add(stop);
+          }
+        }
+        for (Thread stop : stops) {
+          stop.join();
+        }
       });
-      awaitApi(Duration.ofSeconds(180));
+      Replica first = replicas.get(0);
+      first.process = first.factory.get();
+      awaitApi(first, Duration.ofSeconds(180));
       awaitFile(adminTokenFile(), Duration.ofSeconds(60));
       adminToken = Files.readString(adminTokenFile()).trim();
       apiClient = new GshareClient(URI.create(apiUrl()), adminToken).userAgent("gshare-dev-runtime")
           .timeout(Duration.ofSeconds(120));
+      // The other replicas once the first has written the shared keys and migrated the database; they start while
+      // the clusters attach through the front, which sends every request to a replica that listens.
+      for (Replica replica : replicas.subList(1, replicas.size())) {
+        replica.process = replica.factory.get();
+      }
     } catch (RuntimeException | IOException e) {
       try {
         kubes.join().forEach(KubeCluster::close);
@@ -244,6 +332,9 @@ public final class DevRuntime implements AutoCloseable {
     }
     for (KubeCluster kube : ready) {
       started.push(kube);
+    }
+    for (Replica replica : replicas.subList(1, replicas.size())) {
+      awaitApi(replica, Duration.ofSeconds(180));
     }
     for (KubeCluster kube : ready) {
       String name = kube.name();
@@ -361,22 +452,24 @@ public final class DevRuntime implements AutoCloseable {
   private void awaitFile(Path file, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
     while (!Files.exists(file)) {
-      if (Instant.now().isAfter(deadline) || !api.isAlive()) {
+      if (Instant.now().isAfter(deadline) || !replicas.get(0).process.isAlive()) {
         throw new IllegalStateException("the api did not write " + file + " within " + timeout.toSeconds() + "s");
       }
       sleep(Duration.ofMillis(200));
     }
   }
 
-  private void awaitApi(Duration timeout) {
+  /** Until the replica itself (not the front) answers {@code /healthz}. */
+  private void awaitApi(Replica replica, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
     while (Instant.now().isBefore(deadline)) {
+      ChildProcess api = replica.process;
       if (!api.isAlive()) {
-        throw new IllegalStateException("the api exited with code " + api.process().exitValue()
-            + " during start" + (options.logDir() == null ? "" : "; see " + options.logDir().resolve("api.log")));
+        throw new IllegalStateException("the " + replica.name + " process exited with code " + api.process().exitValue()
+            + " during start" + (options.logDir() == null ? "" : "; see " + options.logDir().resolve(replica.name + ".log")));
       }
       try {
-        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(apiUrl() + "/healthz"))
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(replica.url() + "/healthz"))
             .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
         if (health.statusCode() == 200) {
           return;
@@ -389,7 +482,8 @@ public final class DevRuntime implements AutoCloseable {
       }
       sleep(Duration.ofMillis(500));
     }
-    throw new IllegalStateException("the api did not answer /healthz within " + timeout.toSeconds() + "s");
+    throw new IllegalStateException("the " + replica.name + " process did not answer /healthz within "
+        + timeout.toSeconds() + "s");
   }
 
   /**
@@ -436,9 +530,29 @@ public final class DevRuntime implements AutoCloseable {
     return adminToken;
   }
 
-  /** The api's management server: health and metrics, no token, loopback only. */
+  /** The api's management server (the first replica's): health and metrics, no token, loopback only. */
   public String managementUrl() {
     return "http://127.0.0.1:" + options.managementPort();
+  }
+
+  /** How many api processes run (1, or the replicas behind the front). */
+  public int apiReplicas() {
+    return replicas.size();
+  }
+
+  /** A replica's own HTTP address, past the front (the same as {@link #apiUrl()} with one api). */
+  public String apiReplicaUrl(int replica) {
+    return replicas.get(replica).url();
+  }
+
+  /** A replica's own Temporal gateway, past the front. */
+  public String temporalGatewayAddress(int replica) {
+    return "127.0.0.1:" + replicas.get(replica).gatewayPort;
+  }
+
+  /** The front's access log (a line per request: the replicas tried, what each answered); null with one api. */
+  public Path frontAccessLog() {
+    return front == null ? null : front.accessLog();
   }
 
   /**
@@ -469,7 +583,10 @@ public final class DevRuntime implements AutoCloseable {
     return temporalAddress;
   }
 
-  /** The api's Temporal gateway, where the cluster-workers reach Temporal with their operator tokens. */
+  /**
+   * The api's Temporal gateway, where the cluster-workers reach Temporal with their operator tokens: with replicas, the
+   * front's gRPC port, in front of each one's gateway.
+   */
   public String temporalGatewayAddress() {
     return "127.0.0.1:" + gatewayPort();
   }
@@ -512,52 +629,125 @@ public final class DevRuntime implements AutoCloseable {
   }
 
   /**
-   * The api process when it is no longer running and will not be restarted, or null. An api that exits is started
+   * An api process that is no longer running and will not be restarted, or null. An api that exits is started
    * again, as its Deployment would restart it ({@link #superviseApi}); only a crash loop (more than
-   * {@link #MAX_API_RESTARTS} restarts in {@link #RESTART_WINDOW}) leaves it dead and stops the runtime.
+   * {@link #MAX_API_RESTARTS} restarts of one replica in {@link #RESTART_WINDOW}) leaves it dead and stops the runtime.
    */
   ChildProcess deadChild() {
-    ChildProcess current = api;
-    return current != null && !current.isAlive() && !superviseApi() ? current : null;
+    for (Replica replica : replicas) {
+      ChildProcess current = replica.process;
+      if (current != null && !current.isAlive() && !supervise(replica)) {
+        return current;
+      }
+    }
+    return null;
   }
 
   static final int MAX_API_RESTARTS = 5;
   static final Duration RESTART_WINDOW = Duration.ofMinutes(5);
 
-  /** Restarts an api that exited; false when it is in a crash loop (or the runtime is stopping). */
-  synchronized boolean superviseApi() {
-    ChildProcess current = api;
+  /** Restarts every api process that exited; false when one is in a crash loop (or the runtime is stopping). */
+  boolean superviseApi() {
+    boolean ok = !stopping;
+    for (Replica replica : replicas) {
+      ok &= supervise(replica);
+    }
+    return ok;
+  }
+
+  /** Restarts the replica if it exited; false when it is in a crash loop (or the runtime is stopping). */
+  private synchronized boolean supervise(Replica replica) {
+    ChildProcess current = replica.process;
     if (stopping || current == null || current.isAlive()) {
       return !stopping;
     }
     Instant now = Instant.now();
-    while (!apiRestarts.isEmpty() && apiRestarts.peekFirst().isBefore(now.minus(RESTART_WINDOW))) {
-      apiRestarts.pollFirst();
+    while (!replica.restarts.isEmpty() && replica.restarts.peekFirst().isBefore(now.minus(RESTART_WINDOW))) {
+      replica.restarts.pollFirst();
     }
-    if (apiRestarts.size() >= MAX_API_RESTARTS) {
-      log.error("the api exited (code {}) for the {}th time in {}; not restarting it again", current.process().exitValue(),
-          apiRestarts.size() + 1, RESTART_WINDOW);
+    if (replica.restarts.size() >= MAX_API_RESTARTS) {
+      log.error("the {} process exited (code {}) for the {}th time in {}; not restarting it again", replica.name,
+          current.process().exitValue(), replica.restarts.size() + 1, RESTART_WINDOW);
       return false;
     }
-    log.warn("the api exited (code {}); restarting it, as its Deployment would", current.process().exitValue());
-    apiRestarts.addLast(now);
-    api = apiFactory.get();
-    awaitApi(Duration.ofSeconds(180));
-    // The local workers exit with the api that started them (in a cluster they are Deployments of their own and
-    // keep running): attaching again starts them, as the attach that made them did.
-    for (AttachedCluster cluster : clusters) {
-      try {
-        attach(cluster.name(), Files.readString(cluster.kubeconfig()), cluster.sessionDomain());
-      } catch (IOException | RuntimeException e) {
-        log.error("re-attaching {} after the api's restart failed: {}", cluster.name(), e.toString());
-      }
-    }
+    log.warn("the {} process exited (code {}); restarting it, as its Deployment would", replica.name,
+        current.process().exitValue());
+    replica.restarts.addLast(now);
+    startAgain(replica);
     return true;
   }
 
-  /** Kills the api at once, as a crash or an OOM kill would (the fault suite); the supervision starts it again. */
+  /**
+   * Starts the replica again and waits until it answers. With one api its local workers exited with it (in a cluster
+   * they are Deployments of their own and keep running): the clusters are attached again, which starts them as the
+   * attach that made them did, before the api counts as back. Replicas share their workers, which outlive them and
+   * keep working meanwhile: a cluster is attached again (in the background) only when its worker is gone, since an
+   * attach takes the cluster out of placement while it runs.
+   */
+  private void startAgain(Replica replica) {
+    replica.process = replica.factory.get();
+    awaitApi(replica, Duration.ofSeconds(180));
+    if (replicas.size() == 1) {
+      reattach(replica, clusters);
+    } else {
+      reattacher.execute(() -> reattach(replica, clusters.stream().filter(c -> sharedWorker(c.id()).isEmpty()).toList()));
+    }
+  }
+
+  /** The live cluster-worker the replicas share for the cluster, by its pid file; empty when it is gone. */
+  private Optional<ProcessHandle> sharedWorker(String clusterId) {
+    return livePidFile(dataDir.resolve("workers").resolve(clusterId).resolve("worker.pid"));
+  }
+
+  /**
+   * The process a pid file of the local deployer names ({@code <pid> <start, epoch milliseconds>}), while it is that
+   * process (its start within a second of the one written, so that a pid reused since is not taken for it).
+   */
+  private static Optional<ProcessHandle> livePidFile(Path file) {
+    try {
+      String[] words = Files.readString(file).trim().split("\\s+");
+      long started = Long.parseLong(words[1]);
+      return ProcessHandle.of(Long.parseLong(words[0])).filter(ProcessHandle::isAlive)
+          .filter(p -> Math.abs(p.info().startInstant().map(Instant::toEpochMilli).orElse(0L) - started) < 1_000);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void reattach(Replica replica, List<AttachedCluster> which) {
+    for (AttachedCluster cluster : which) {
+      if (stopping) {
+        return;
+      }
+      try {
+        attach(cluster.name(), Files.readString(cluster.kubeconfig()), cluster.sessionDomain());
+      } catch (IOException | RuntimeException e) {
+        log.error("re-attaching {} after the {} process's restart failed: {}", cluster.name(), replica.name, e.toString());
+      }
+    }
+  }
+
+  /** Kills the api (the first replica) at once, as a crash or an OOM kill would (the fault suite); the supervision starts it again. */
   public void killApi() {
-    api.kill();
+    killApi(0);
+  }
+
+  /** Kills one api replica at once (SIGKILL), as a crash or an OOM kill would; the supervision starts it again. */
+  public void killApi(int replica) {
+    log.warn("killing the {} process (SIGKILL)", replicas.get(replica).name);
+    replicas.get(replica).process.kill();
+  }
+
+  /**
+   * Restarts one api replica as a rolling update does: a graceful stop (SIGTERM: it stops taking connections, ends the
+   * requests it has, and its control worker stops polling), then a new process on the same ports, until it answers,
+   * and the clusters attached again. The other replicas serve meanwhile.
+   */
+  public synchronized void restartApi(int replica) {
+    Replica target = replicas.get(replica);
+    log.info("restarting the {} process (graceful stop, then start), as a rolling update does", target.name);
+    target.process.close();
+    startAgain(target);
   }
 
   /** Starts the runtime's clusters, one after another; on a failure closes those already started and rethrows. */
@@ -581,12 +771,14 @@ public final class DevRuntime implements AutoCloseable {
     }
   }
 
-  /** Waits until a restarted api answers again (the fault suite). */
+  /** Waits until every killed api process was started again and answers (the fault suite). */
   public void awaitApiRestarted(Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
     while (Instant.now().isBefore(deadline)) {
-      if (superviseApi() && api.isAlive()) {
-        awaitApi(Duration.between(Instant.now(), deadline));
+      if (superviseApi() && replicas.stream().allMatch(r -> r.process.isAlive())) {
+        for (Replica replica : replicas) {
+          awaitApi(replica, Duration.between(Instant.now(), deadline));
+        }
         return;
       }
       sleep(Duration.ofMillis(200));
@@ -595,11 +787,44 @@ public final class DevRuntime implements AutoCloseable {
   }
 
   long apiPid() {
-    return api.pid();
+    return apiPid(0);
+  }
+
+  /** A replica's process id. */
+  public long apiPid(int replica) {
+    return replicas.get(replica).process.pid();
+  }
+
+  /**
+   * Stops the cluster-workers and usage agents the replicas share, by the pid files the local deployer writes beside
+   * their files ({@code <data dir>/workers/<cluster>/worker.pid}, {@code agent.pid}: the pid and the process's start,
+   * so that a pid reused since is not taken for it). They would exit with this process anyway; a test JVM runs on.
+   */
+  private void stopSharedWorkers() {
+    Path workers = dataDir.resolve("workers");
+    if (!Files.isDirectory(workers)) {
+      return;
+    }
+    List<ProcessHandle> live = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(workers, 2)) {
+      files.filter(f -> f.getFileName().toString().endsWith(".pid")).forEach(f -> livePidFile(f).ifPresent(live::add));
+    } catch (IOException e) {
+      log.warn("could not list {}: {}", workers, e.toString());
+    }
+    live.forEach(ProcessHandle::destroy);
+    for (ProcessHandle process : live) {
+      try {
+        process.onExit().get(15, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        process.destroyForcibly();
+      }
+    }
   }
 
   @Override
   public void close() {
+    stopping = true;
+    reattacher.shutdownNow();
     while (!started.isEmpty()) {
       AutoCloseable part = started.pop();
       try {

@@ -76,7 +76,7 @@ public final class DevRuntimeMain {
                         (the embedded identity provider %s: type any user name, and in
                         its claims {"email":"ada@example.com","%s":["%s"]} for an admin)
          api            %s   (health %s/healthz, metrics %s/actuator/prometheus)
-         Temporal       %s   (Web UI %s)
+        %s Temporal       %s   (Web UI %s)
          PostgreSQL     %s
          data           %s
         %s first cluster's connection test: %s, %d GPUs, checks %s
@@ -97,12 +97,27 @@ public final class DevRuntimeMain {
         ============================================================================
         """.formatted(
             api, runtime.signInUrl(), runtime.oidcIssuer(), EmbeddedOidcProvider.ROLE_CLAIM,
-            EmbeddedOidcProvider.ADMIN_VALUE, api, api, runtime.managementUrl(), runtime.temporalAddress(),
+            EmbeddedOidcProvider.ADMIN_VALUE, api, api, runtime.managementUrl(), replicaLines(runtime),
+            runtime.temporalAddress(),
             runtime.temporalUiUrl() == null ? "that of the external server" : runtime.temporalUiUrl(), runtime.dbUrl(), runtime.dataDir(), clusters,
             test.status(), test.gpuCount() == null ? 0 : test.gpuCount(), checks(test),
             runtime.dataDir().resolve("admin.token"), api, api, api, api, first, api, api,
             runtime.clusters().get(0).kubeconfig(), runtime.temporalAddress(), first, runtime.temporalAddress(),
             demoSection(runtime));
+  }
+
+  /** With replicas, a line naming each behind the front; nothing with one api. */
+  static String replicaLines(DevRuntime runtime) {
+    if (runtime.apiReplicas() < 2) {
+      return "";
+    }
+    StringBuilder lines = new StringBuilder("                %d replicas behind nginx (HTTP above, Temporal gateway %s):\n"
+        .formatted(runtime.apiReplicas(), runtime.temporalGatewayAddress()));
+    for (int i = 0; i < runtime.apiReplicas(); i++) {
+      lines.append("                  api-%d  %s  gateway %s%n".formatted(i, runtime.apiReplicaUrl(i),
+          runtime.temporalGatewayAddress(i)));
+    }
+    return lines.toString();
   }
 
   /** The connection test's checks as the API spells them, by name: {@code {"apiserver_reachable":true,...}}. */

@@ -29,6 +29,8 @@ import java.util.Map;
  *     ({@link io.gshare.sim.kube.FaultProxy}), for the fault suite
  * @param stateFile where the runtime says, while it runs, where its database and keys are (for
  *     hack/bootstrap-superadmin.sh --dev); tests that run several runtimes at once give each its own
+ * @param apiReplicas how many api processes run (each with its control worker); 2 or more run behind nginx on
+ *     {@code httpPort} ({@link ApiFront}), sharing their signing keys through PostgreSQL
  */
 public record DevRuntimeOptions(
     Path dataDir,
@@ -56,7 +58,8 @@ public record DevRuntimeOptions(
     boolean noIngress,
     List<String> apiProperties,
     boolean faultProxy,
-    Path stateFile) {
+    Path stateFile,
+    int apiReplicas) {
 
   public static final String USAGE = """
       usage: gshare-dev [options]      (make dev runs it after building)
@@ -77,6 +80,10 @@ public record DevRuntimeOptions(
                                 Java (KubeCluster.apiFaults(); the fault suite's)
         --simulator-port N      the first cluster's Kubernetes API port (default 16443; the next ones follow)
         --clusters N            how many simulated clusters to attach, 1 to 9 (default 1; make dev CLUSTERS=2)
+        --api-replicas N        how many api processes, each with its control worker, 1 to 4 (default 1, env
+                                GSHARE_DEV_API_REPLICAS; make dev API_REPLICAS=2): 2 or more run on free ports behind
+                                nginx on --http-port (and on one gRPC port for the cluster-workers' Temporal calls),
+                                their signing keys in PostgreSQL
         --seed FILE             the simulated cluster's seed YAML (default: 8x H100, 4x A100, 1 CPU node)
         --api-jar FILE          default api/target/gshare-api.jar
         --worker-jar FILE       default cluster-worker/target/gshare-cluster-worker.jar
@@ -133,7 +140,7 @@ public record DevRuntimeOptions(
     }
     List<String> known = List.of("data-dir", "db-url", "temporal-address", "http-port", "management-port", "temporal-port",
         "temporal-ui-port", "oidc-port", "temporal-cli", "postgres-port", "simulator-port", "clusters", "seed", "api-jar", "worker-jar", "local-deployer-jar", "log-dir",
-        "no-demo", "ingress-port", "nginx", "no-ingress", "fault-proxy", "state-file");
+        "no-demo", "ingress-port", "nginx", "no-ingress", "fault-proxy", "state-file", "api-replicas");
     flags.keySet().stream().filter(f -> !known.contains(f)).forEach(f -> problems.add("unknown option --" + f));
 
     String dataDir = flags.getOrDefault("data-dir", env.get("GSHARE_DATA_DIR"));
@@ -177,8 +184,16 @@ public record DevRuntimeOptions(
     boolean noIngress = flags.containsKey("no-ingress") && bool(flags.get("no-ingress"), "--no-ingress", problems);
     int ingressPort = port(flags.getOrDefault("ingress-port", env.getOrDefault("GSHARE_INGRESS_PORT", "8081")), "ingress-port", problems);
     Path nginx = Path.of(flags.getOrDefault("nginx", env.getOrDefault("GSHARE_NGINX", ".tools/bin/nginx")));
+    int apiReplicas = port(flags.getOrDefault("api-replicas", env.getOrDefault("GSHARE_DEV_API_REPLICAS", "1")),
+        "api-replicas", problems);
+    if (apiReplicas < 1 || apiReplicas > 4) {
+      problems.add("--api-replicas must be between 1 and 4");
+    }
     if (!noIngress && !nginx.toFile().canExecute()) {
       problems.add(nginx + " is not an executable nginx (run make tools, name one with --nginx, or start with --no-ingress)");
+    } else if (apiReplicas > 1 && !nginx.toFile().canExecute()) {
+      problems.add(nginx + " is not an executable nginx, which runs in front of the api replicas (run make tools, name"
+          + " one with --nginx, or run one api)");
     }
     // Each GPU cluster is a real Kubernetes built by make tools; without it nothing can start.
     try {
@@ -196,7 +211,8 @@ public record DevRuntimeOptions(
         temporalCli, postgres, simulator, clusters,
         apiJar, workerJar, localDeployerJar, seed, flags.containsKey("log-dir") ? Path.of(flags.get("log-dir")) : null, oidc, noDemo,
         ingressPort, nginx, noIngress, List.copyOf(apiProperties), faultProxy,
-        Path.of(flags.getOrDefault("state-file", env.getOrDefault("GSHARE_DEV_STATE", ".gshare-dev/runtime.env"))));
+        Path.of(flags.getOrDefault("state-file", env.getOrDefault("GSHARE_DEV_STATE", ".gshare-dev/runtime.env"))),
+        apiReplicas);
   }
 
   /** true, 1, yes / false, 0, no or empty (any case). */

@@ -169,4 +169,22 @@ class DevRuntimeOptionsTest {
         .stateFile()).isEqualTo(Path.of("/tmp/b.env"));
     assertThat(DevRuntimeOptions.USAGE).contains("--state-file").contains("GSHARE_DEV_STATE");
   }
+
+  @Test
+  void oneApiByDefaultAndReplicasBehindNginxOnRequest() throws IOException {
+    assertThat(DevRuntimeOptions.parse(args(), Map.of()).apiReplicas()).isEqualTo(1);
+    Path nginx = Files.createFile(dir.resolve("nginx"));
+    assertThat(nginx.toFile().setExecutable(true)).isTrue();
+    assertThat(DevRuntimeOptions.parse(args("--nginx", nginx.toString()), Map.of("GSHARE_DEV_API_REPLICAS", "3"))
+        .apiReplicas()).isEqualTo(3);
+    assertThat(DevRuntimeOptions.USAGE).contains("--api-replicas").contains("GSHARE_DEV_API_REPLICAS");
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--api-replicas", "5"), Map.of()))
+        .hasMessageContaining("--api-replicas must be between 1 and 4");
+    // --no-ingress (args()) leaves nginx unchecked for one api, not for replicas: nginx is their front.
+    Path missing = dir.resolve("no-nginx");
+    assertThatThrownBy(() -> DevRuntimeOptions.parse(args("--api-replicas", "2", "--nginx", missing.toString()),
+        Map.of())).hasMessageContaining(missing + " is not an executable nginx, which runs in front of the api replicas");
+    assertThat(DevRuntimeOptions.parse(args("--api-replicas=2", "--nginx", nginx.toString()),
+        Map.of("GSHARE_DEV_API_REPLICAS", "3")).apiReplicas()).isEqualTo(2);
+  }
 }

@@ -34,11 +34,25 @@ public final class TestRuntimes {
    * suite, which injects apiserver failures ({@code KubeCluster.apiFaults()}) and drops nodes.
    */
   public static DevRuntime startWithFaultProxy(String logDir, Path dataDir, String... apiProperties) throws IOException {
-    return start(true, logDir, dataDir, apiProperties);
+    return start(true, 1, logDir, dataDir, apiProperties);
+  }
+
+  /**
+   * A dev runtime whose api runs as {@code replicas} processes behind nginx ({@code --api-replicas}): for the fault
+   * suite's replica scenarios, which kill and restart them.
+   */
+  public static DevRuntime startWithReplicas(int replicas, String logDir, Path dataDir, String... apiProperties)
+      throws IOException {
+    return start(false, replicas, logDir, dataDir, apiProperties);
   }
 
   private static DevRuntime start(boolean faultProxy, String logDir, Path dataDir, String... apiProperties)
       throws IOException {
+    return start(faultProxy, 1, logDir, dataDir, apiProperties);
+  }
+
+  private static DevRuntime start(boolean faultProxy, int replicas, String logDir, Path dataDir,
+      String... apiProperties) throws IOException {
     List<String> args = new ArrayList<>(List.of(
         "--clusters", "1",
         "--http-port", String.valueOf(freePort()),
@@ -59,6 +73,9 @@ public final class TestRuntimes {
         "--state-file", Path.of("target", logDir, "runtime.env").toAbsolutePath().toString()));
     if (faultProxy) {
       args.add("--fault-proxy");
+    }
+    if (replicas > 1) {
+      args.addAll(List.of("--api-replicas", String.valueOf(replicas)));
     }
     if (dataDir != null) {
       args.addAll(List.of("--data-dir", dataDir.toString()));

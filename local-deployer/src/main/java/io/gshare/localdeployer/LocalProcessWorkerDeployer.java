@@ -16,12 +16,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * ServiceAccount that {@link ProjectedTokens} mints and refreshes as the kubelet projects one (the kubeconfig's
  * token where the cluster mints none), and its operator token copied from the cluster's
  * gshare-operator-internal-jwt Secret to a file, as the kubelet mounts it. One process per cluster.
+ *
+ * <p>{@link LocalWorkerSettings#shared() Shared} by several api replicas (the dev runtime's {@code --api-replicas}):
+ * a worker is a child of the replicas' parent, the dev runtime, not of the replica whose activity started it, and its
+ * pid is written beside its files ({@code worker.pid}, {@code agent.pid}), so that another replica takes it as
+ * running, as applying a Deployment again changes nothing; a replica that stops leaves the workers running.
  */
 public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoCloseable {
 
@@ -66,10 +75,16 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     if (current != null && current.isAlive()) {
       return "local process " + current.pid() + " (already running; " + kubeToken + ")" + agent;
     }
-    // The worker exits with this process (cluster-worker's ClusterWorkerMain.PARENT_PID_PROPERTY): no orphans.
+    Optional<ProcessHandle> another = startedByAnotherReplica(clusterId);
+    if (another.isPresent()) {
+      return "local process " + another.get().pid() + " (already running, started by another replica; " + kubeToken
+          + ")" + agent;
+    }
+    // The worker exits with this process, or with the dev runtime when replicas share it
+    // (cluster-worker's ClusterWorkerMain.PARENT_PID_PROPERTY): no orphans.
     ProcessBuilder builder = new ProcessBuilder();
     List<String> jvmOptions = List.of("-Xmx384m", "-XX:TieredStopAtLevel=1",
-        "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid());
+        "-Dgshare.cluster-worker.parent-pid=" + parentPid());
     Map<String, String> env = podEnvironment(builder);
     WorkerObjects.environment(clusterId, settings.temporalAddress(), settings.temporalNamespace(),
             settings.controlPlaneUrl().get(), dir.resolve(WorkerObjects.TOKEN_KEY).toString(),
@@ -111,6 +126,10 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     if (current != null && current.isAlive()) {
       return "; usage agent " + current.pid();
     }
+    Optional<ProcessHandle> another = startedByAnotherReplica(agentKey(clusterId));
+    if (another.isPresent()) {
+      return "; usage agent " + another.get().pid() + " (started by another replica)";
+    }
     ConfigMap info = simulatorInfo(cluster);
     boolean published = info != null && info.getData() != null;
     String cgroupRoot = published ? info.getData().getOrDefault(SimulatorInfo.CGROUP_ROOT, "") : "";
@@ -121,7 +140,7 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     }
     ProcessBuilder builder = new ProcessBuilder();
     List<String> jvmOptions = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-        "-Dgshare.cluster-worker.parent-pid=" + ProcessHandle.current().pid());
+        "-Dgshare.cluster-worker.parent-pid=" + parentPid());
     Map<String, String> env = podEnvironment(builder);
     env.put(AgentEnv.CONTROL_PLANE_URL.variable(), settings.controlPlaneUrl().get());
     env.put(AgentEnv.TOKEN_FILE.variable(), dir.resolve(WorkerObjects.TOKEN_KEY).toString());
@@ -196,11 +215,59 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
   /** A wanted process: its JVM options and arguments, and its environment and output in {@code builder}. */
   private record Launch(List<String> jvmOptions, List<String> args, ProcessBuilder builder) {}
 
+  /** The process a worker exits with: this api, or the dev runtime that runs the replicas sharing the workers. */
+  private long parentPid() {
+    ProcessHandle self = ProcessHandle.current();
+    return settings.shared() ? self.parent().map(ProcessHandle::pid).orElse(self.pid()) : self.pid();
+  }
+
+  /** Where a shared worker's (or agent's) pid is kept: beside its mounted files. */
+  private Path pidFile(String key) {
+    boolean isAgent = key.endsWith("#agent");
+    String clusterId = isAgent ? key.substring(0, key.length() - "#agent".length()) : key;
+    return settings.stateDir().resolve(clusterId).resolve(isAgent ? "agent.pid" : "worker.pid");
+  }
+
+  /**
+   * The live process another replica started for {@code key}, by its pid file: the pid and the process's start, so
+   * that a pid the system gave to another process since is not taken for it. Empty when not shared.
+   */
+  private Optional<ProcessHandle> startedByAnotherReplica(String key) {
+    if (!settings.shared()) {
+      return Optional.empty();
+    }
+    return livePidFileProcess(pidFile(key));
+  }
+
+  /**
+   * The process a pid file ({@code <pid> <start, epoch milliseconds>}) names, while it is the one that runs (its start
+   * within a second of the one written: each JVM reckons it from the kernel's clock ticks).
+   */
+  static Optional<ProcessHandle> livePidFileProcess(Path file) {
+    try {
+      String[] words = Files.readString(file).trim().split("\\s+");
+      long pid = Long.parseLong(words[0]);
+      long started = Long.parseLong(words[1]);
+      return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+          .filter(p -> Math.abs(p.info().startInstant().map(Instant::toEpochMilli).orElse(0L) - started) < 1_000);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void writePidFile(String key, Process process) {
+    long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+    writeSecretFile(pidFile(key), process.pid() + " " + started + "\n");
+  }
+
   /** Starts the process (its command made afresh: a first run may write the class-data archive, later ones not). */
   private Process launch(String clusterId, Launch launch) throws IOException {
     JarLaunch.Command command = JarLaunch.of(javaExecutable(), launch.jvmOptions(), settings.jar(), launch.args());
     Process process = launch.builder().command(command.command()).start();
     running.put(clusterId, process);
+    if (settings.shared()) {
+      writePidFile(clusterId, process);
+    }
     log.info("started the cluster-worker of {} as local process {}", clusterId, process.pid());
     process.onExit().thenAccept(command.onExit());
     process.onExit().thenRun(() -> restartIfWanted(clusterId, process));
@@ -238,6 +305,15 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
       if (process != null) {
         stop(process);
       }
+      // Shared: the one another replica started goes too, as deleting the Deployment stops its pod.
+      startedByAnotherReplica(key).ifPresent(LocalProcessWorkerDeployer::stop);
+      if (settings.shared()) {
+        try {
+          Files.deleteIfExists(pidFile(key));
+        } catch (IOException e) {
+          log.warn("could not remove {}: {}", pidFile(key), e.toString());
+        }
+      }
     }
   }
 
@@ -246,20 +322,32 @@ public final class LocalProcessWorkerDeployer implements WorkerDeployer, AutoClo
     return running.get(clusterId);
   }
 
+  /** Stops the workers this api started; shared ones stay, for the other replicas (the dev runtime stops them). */
   @Override
   public synchronized void close() {
     closing = true;
     projectedTokens.close();
     wanted.clear();
-    running.values().forEach(LocalProcessWorkerDeployer::stop);
+    if (!settings.shared()) {
+      running.values().forEach(LocalProcessWorkerDeployer::stop);
+    }
     running.clear();
   }
 
   private static void stop(Process process) {
+    stop(process.toHandle());
+  }
+
+  private static void stop(ProcessHandle process) {
     process.destroy();
     try {
-      if (!process.waitFor(15, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      process.onExit().get(15, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      process.destroyForcibly();
+      try {
+        process.onExit().get(5, TimeUnit.SECONDS);
+      } catch (TimeoutException | ExecutionException | InterruptedException ignored) {
+        // it is gone or going
       }
     } catch (InterruptedException e) {
       process.destroyForcibly();

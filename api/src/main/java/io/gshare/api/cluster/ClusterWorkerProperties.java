@@ -87,6 +87,9 @@ public record ClusterWorkerProperties(
    * @param jar the cluster-worker jar to run
    * @param stateDir where each worker's mounted files (tokens) go; empty means {@code <java.io.tmpdir>/gshare-local-workers}
    * @param logDir where worker output goes; empty inherits the api's
+   * @param shared several api replicas share {@code stateDir} (the dev runtime's {@code --api-replicas}): each worker
+   *     runs as a child of this api's parent (the dev runtime) and outlives the replica that started it, a worker
+   *     another replica started counts as running, and stopping this api leaves the workers running
    */
-  public record Local(Path jar, Path stateDir, Path logDir) {}
+  public record Local(Path jar, Path stateDir, Path logDir, @DefaultValue("false") boolean shared) {}
 }

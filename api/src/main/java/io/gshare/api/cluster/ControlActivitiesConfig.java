@@ -51,14 +51,19 @@ class ControlActivitiesConfig {
       case LOCAL_PROCESS -> {
         Path state = worker.local().stateDir() != null ? worker.local().stateDir()
             : Path.of(System.getProperty("java.io.tmpdir"), "gshare-local-workers");
+        // This api's own gateway, unless a gateway is named (the dev runtime's front of several replicas' gateways,
+        // which a worker keeps reaching when the replica that started it goes away).
+        boolean namedGateway = worker.temporalGateway() && worker.temporalAddress() != null
+            && !worker.temporalAddress().isBlank();
+        String localAddress = namedGateway ? worker.temporalAddress()
+            : localGateway != null ? "127.0.0.1:" + localGateway.port() : temporalAddress;
         // Dev-only: the deployer is on the class path only where the dev runtime or a test put it.
         yield LocalWorkerDeployerProvider.load(new LocalWorkerSettings(worker.local().jar(), state,
-            worker.local().logDir(), localGateway != null ? "127.0.0.1:" + localGateway.port() : temporalAddress,
-            temporal.namespace(),
+            worker.local().logDir(), localAddress, temporal.namespace(),
             () -> worker.controlPlaneUrl() != null && !worker.controlPlaneUrl().isBlank() ? worker.controlPlaneUrl()
                 : "http://127.0.0.1:" + environment.getProperty("local.server.port", "8080"),
             worker.inventoryIntervalSeconds(), worker.volumeSyncIntervalSeconds(), worker.agent().enabled(),
-            localGateway != null));
+            namedGateway || localGateway != null, worker.local().shared()));
       }
       case KUBERNETES -> new KubernetesWorkerDeployer(new WorkerObjects.Settings(
           worker.imageFor(build.getIfAvailable() == null ? null : build.getIfAvailable().getVersion()),

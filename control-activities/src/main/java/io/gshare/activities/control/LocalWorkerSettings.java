@@ -13,14 +13,25 @@ import java.util.function.Supplier;
  * @param agentEnabled whether each simulated cluster gets a local usage agent too
  * @param throughTemporalGateway {@code temporalAddress} is the control plane's Temporal gateway: the worker sends its
  *     operator token file as its Temporal API key
+ * @param shared several api replicas share {@code stateDir} (the dev runtime with two or more): a worker runs with
+ *     this api's own parent (the dev runtime) as its parent, so it outlives the replica that started it as a
+ *     Deployment outlives an api pod; one another replica started (its pid file in {@code stateDir}) counts as
+ *     running; stopping this api leaves the workers running
  */
 public record LocalWorkerSettings(Path jar, Path stateDir, Path logDir, String temporalAddress,
     String temporalNamespace, Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds,
-    int volumeSyncIntervalSeconds, boolean agentEnabled, boolean throughTemporalGateway) {
+    int volumeSyncIntervalSeconds, boolean agentEnabled, boolean throughTemporalGateway, boolean shared) {
+
+  public LocalWorkerSettings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
+      Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds,
+      boolean agentEnabled, boolean throughTemporalGateway) {
+    this(jar, stateDir, logDir, temporalAddress, temporalNamespace, controlPlaneUrl, inventoryIntervalSeconds,
+        volumeSyncIntervalSeconds, agentEnabled, throughTemporalGateway, false);
+  }
 
   public LocalWorkerSettings(Path jar, Path stateDir, Path logDir, String temporalAddress, String temporalNamespace,
       Supplier<String> controlPlaneUrl, int inventoryIntervalSeconds, int volumeSyncIntervalSeconds) {
     this(jar, stateDir, logDir, temporalAddress, temporalNamespace, controlPlaneUrl, inventoryIntervalSeconds,
-        volumeSyncIntervalSeconds, false, false);
+        volumeSyncIntervalSeconds, false, false, false);
   }
 }

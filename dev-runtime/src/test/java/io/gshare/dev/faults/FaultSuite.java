@@ -109,15 +109,20 @@ abstract class FaultSuite {
   void start() throws Exception {
     // A kept data directory: the Temporal server keeps its state in a file, so scenario 5 can restart it.
     dataDir = Files.createTempDirectory("gshare-faults-");
-    // A deleted volume's grace of seconds, not a day: scenario 17 races its end.
-    // Volume syncs every 10 s, not 5 min: scenario 8 watches a deleted claim be recorded.
-    runtime = TestRuntimes.startWithFaultProxy("fault-suite-logs-" + getClass().getSimpleName(), dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds() + "s",
-        "gshare.cluster-worker.volume-sync-interval-seconds=10");
+    runtime = startRuntime("fault-suite-logs-" + getClass().getSimpleName(), dataDir);
     invariants = new Invariants(runtime, SETTLE);
     admin = runtime.adminToken();
     api = runtime.api().timeout(Duration.ofSeconds(30));
     catalogue = runtime.demo();
     demo = Files.readString(catalogue.tokenFile()).trim();
+  }
+
+  /** The class's dev runtime: one api, its cluster's API behind the fault proxy. */
+  DevRuntime startRuntime(String logDir, Path dataDir) throws IOException {
+    // A deleted volume's grace of seconds, not a day: scenario 17 races its end.
+    // Volume syncs every 10 s, not 5 min: scenario 8 watches a deleted claim be recorded.
+    return TestRuntimes.startWithFaultProxy(logDir, dataDir, "gshare.volumes.reclaim-grace=" + VOLUME_GRACE.toSeconds()
+        + "s", "gshare.cluster-worker.volume-sync-interval-seconds=10");
   }
 
   @AfterAll
