@@ -1,19 +1,11 @@
 package io.gshare.api.node;
 
 import io.gshare.api.temporal.BootSchedules;
-import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.node.NodeLivenessWorkflow;
-import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.client.schedules.Schedule;
-import io.temporal.client.schedules.ScheduleActionStartWorkflow;
 import io.temporal.client.schedules.ScheduleClient;
-import io.temporal.client.schedules.ScheduleIntervalSpec;
-import io.temporal.client.schedules.SchedulePolicy;
-import io.temporal.client.schedules.ScheduleSpec;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.springframework.stereotype.Component;
 
@@ -43,17 +35,6 @@ class NodeLivenessSchedule extends BootSchedules {
 
   /** A sweep still running skips the next tick, and missed ticks are not replayed (each sweep looks at now). */
   static Schedule nodeLiveness(NodeProperties properties) {
-    Duration every = properties.sweepInterval();
-    Duration timeout = every.multipliedBy(5).compareTo(MIN_TIMEOUT) < 0 ? MIN_TIMEOUT : every.multipliedBy(5);
-    return Schedule.newBuilder()
-        .setAction(ScheduleActionStartWorkflow.newBuilder()
-            .setWorkflowType(NodeLivenessWorkflow.class)
-            .setOptions(WorkflowOptions.newBuilder().setWorkflowId(WorkflowIds.NODE_LIVENESS)
-                .setTaskQueue(TaskQueues.CONTROL).setWorkflowExecutionTimeout(timeout).build())
-            .build())
-        .setSpec(ScheduleSpec.newBuilder().setIntervals(List.of(new ScheduleIntervalSpec(every))).build())
-        .setPolicy(SchedulePolicy.newBuilder().setOverlap(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP)
-            .setCatchupWindow(every.compareTo(Duration.ofSeconds(10)) < 0 ? Duration.ofSeconds(10) : every).build())
-        .build();
+    return sweep(NodeLivenessWorkflow.class, WorkflowIds.NODE_LIVENESS, properties.sweepInterval(), MIN_TIMEOUT);
   }
 }

@@ -1,19 +1,11 @@
 package io.gshare.api.session;
 
 import io.gshare.api.temporal.BootSchedules;
-import io.gshare.workflows.common.TaskQueues;
 import io.gshare.workflows.common.WorkflowIds;
 import io.gshare.workflows.session.SessionRecoveryWorkflow;
-import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.client.schedules.Schedule;
-import io.temporal.client.schedules.ScheduleActionStartWorkflow;
 import io.temporal.client.schedules.ScheduleClient;
-import io.temporal.client.schedules.ScheduleIntervalSpec;
-import io.temporal.client.schedules.SchedulePolicy;
-import io.temporal.client.schedules.ScheduleSpec;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.stereotype.Component;
@@ -29,8 +21,6 @@ class SessionRecoverySchedule extends BootSchedules {
 
   /** How often creating (and triggering) the Schedule is tried again while Temporal is not ready. */
   static final Duration RETRY = Duration.ofSeconds(30);
-  /** The shortest interval a Temporal Schedule takes: a shorter {@code recovery-retry-interval} runs every second. */
-  static final Duration SHORTEST = Duration.ofSeconds(1);
   /** A pass describes each unfinished session's workflow: one that has not ended by then is given up. */
   static final Duration MIN_TIMEOUT = Duration.ofMinutes(15);
 
@@ -53,18 +43,6 @@ class SessionRecoverySchedule extends BootSchedules {
 
   /** A pass still running skips the next tick, and missed ticks are not replayed (each pass looks at now). */
   static Schedule sessionRecovery(SessionProperties properties) {
-    Duration configured = properties.recoveryRetryInterval();
-    Duration every = configured.compareTo(SHORTEST) < 0 ? SHORTEST : configured;
-    Duration timeout = every.multipliedBy(5).compareTo(MIN_TIMEOUT) < 0 ? MIN_TIMEOUT : every.multipliedBy(5);
-    return Schedule.newBuilder()
-        .setAction(ScheduleActionStartWorkflow.newBuilder()
-            .setWorkflowType(SessionRecoveryWorkflow.class)
-            .setOptions(WorkflowOptions.newBuilder().setWorkflowId(WorkflowIds.SESSION_RECOVERY)
-                .setTaskQueue(TaskQueues.CONTROL).setWorkflowExecutionTimeout(timeout).build())
-            .build())
-        .setSpec(ScheduleSpec.newBuilder().setIntervals(List.of(new ScheduleIntervalSpec(every))).build())
-        .setPolicy(SchedulePolicy.newBuilder().setOverlap(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP)
-            .setCatchupWindow(every.compareTo(Duration.ofSeconds(10)) < 0 ? Duration.ofSeconds(10) : every).build())
-        .build();
+    return sweep(SessionRecoveryWorkflow.class, WorkflowIds.SESSION_RECOVERY, properties.recoveryRetryInterval(), MIN_TIMEOUT);
   }
 }

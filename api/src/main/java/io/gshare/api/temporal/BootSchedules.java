@@ -1,12 +1,19 @@
 package io.gshare.api.temporal;
 
+import io.gshare.workflows.common.TaskQueues;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
+import io.temporal.client.WorkflowOptions;
 import io.temporal.client.schedules.Schedule;
+import io.temporal.client.schedules.ScheduleActionStartWorkflow;
 import io.temporal.client.schedules.ScheduleAlreadyRunningException;
 import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.client.schedules.ScheduleIntervalSpec;
 import io.temporal.client.schedules.ScheduleOptions;
+import io.temporal.client.schedules.SchedulePolicy;
+import io.temporal.client.schedules.ScheduleSpec;
 import io.temporal.client.schedules.ScheduleUpdate;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,6 +44,31 @@ public abstract class BootSchedules implements SchedulingConfigurer {
   protected BootSchedules(ScheduleClient schedules, Duration retryInterval) {
     this.schedules = schedules;
     this.retryInterval = retryInterval;
+  }
+
+  /** The shortest interval a Temporal Schedule takes: a shorter configured interval runs every second. */
+  public static final Duration SHORTEST_INTERVAL = Duration.ofSeconds(1);
+
+  /**
+   * A sweep on the control queue: starts {@code workflowType} as {@code workflowId} every {@code every} (at least
+   * {@link #SHORTEST_INTERVAL}). A run still going skips the next tick, and missed ticks are not replayed beyond one
+   * interval (each run looks at now); a run is given up after five intervals, or {@code minTimeout} when that is
+   * longer, and the next tick runs.
+   */
+  public static Schedule sweep(Class<?> workflowType, String workflowId, Duration every, Duration minTimeout) {
+    Duration interval = every.compareTo(SHORTEST_INTERVAL) < 0 ? SHORTEST_INTERVAL : every;
+    Duration timeout = interval.multipliedBy(5).compareTo(minTimeout) < 0 ? minTimeout : interval.multipliedBy(5);
+    return Schedule.newBuilder()
+        .setAction(ScheduleActionStartWorkflow.newBuilder()
+            .setWorkflowType(workflowType)
+            .setOptions(WorkflowOptions.newBuilder().setWorkflowId(workflowId)
+                .setTaskQueue(TaskQueues.CONTROL).setWorkflowExecutionTimeout(timeout).build())
+            .build())
+        .setSpec(ScheduleSpec.newBuilder().setIntervals(List.of(new ScheduleIntervalSpec(interval))).build())
+        .setPolicy(SchedulePolicy.newBuilder().setOverlap(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP)
+            .setCatchupWindow(interval.compareTo(Duration.ofSeconds(10)) < 0 ? Duration.ofSeconds(10) : interval)
+            .build())
+        .build();
   }
 
   /** The Schedules by id, as they should be. */
