@@ -1,13 +1,9 @@
 package io.gshare.dev;
 
 import java.io.IOException;
-import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -39,12 +35,10 @@ final class ApiFront implements AutoCloseable {
       + " with an Idempotency-Key) can be sent again after Retry-After seconds; any other may already have been carried"
       + " out, so check before sending it again\",\"code\":\"unavailable\"}";
 
-  private final Process nginx;
-  private final Path dir;
+  private final Nginx nginx;
 
-  private ApiFront(Process nginx, Path dir) {
+  private ApiFront(Nginx nginx) {
     this.nginx = nginx;
-    this.dir = dir;
   }
 
   /**
@@ -53,22 +47,12 @@ final class ApiFront implements AutoCloseable {
    */
   static ApiFront start(Path nginxBinary, int httpPort, List<Integer> replicaPorts, int grpcPort,
       List<Integer> gatewayPorts, Path dir) throws IOException {
-    if (!Files.isExecutable(nginxBinary)) {
-      throw new IllegalStateException("nginx is not at " + nginxBinary + ": run hack/tools.sh (make tools); two or more"
-          + " api replicas need it in front of them");
-    }
-    for (String sub : List.of("logs", "tmp")) {
-      Files.createDirectories(dir.resolve(sub));
-    }
-    Path conf = dir.resolve("nginx.conf");
-    Files.writeString(conf, config(dir, httpPort, replicaPorts, grpcPort, gatewayPorts));
-    Process process = new ProcessBuilder(nginxBinary.toAbsolutePath().toString(), "-p", dir.toString(), "-c",
-        conf.toString(), "-e", dir.resolve("logs").resolve("error.log").toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("logs").resolve("nginx.out").toFile()).start();
-    ApiFront front = new ApiFront(process, dir);
+    Nginx nginx = Nginx.start(nginxBinary, dir, config(dir, httpPort, replicaPorts, grpcPort, gatewayPorts),
+        "the api replicas' front", "run hack/tools.sh (make tools); two or more api replicas need it in front of them");
+    ApiFront front = new ApiFront(nginx);
     try {
-      front.awaitListening(httpPort, Duration.ofSeconds(15));
-      front.awaitListening(grpcPort, Duration.ofSeconds(5));
+      nginx.awaitListening(httpPort, Duration.ofSeconds(15));
+      nginx.awaitListening(grpcPort, Duration.ofSeconds(5));
     } catch (RuntimeException e) {
       front.close();
       throw e;
@@ -192,26 +176,9 @@ final class ApiFront implements AutoCloseable {
     return "    server 127.0.0.1:" + port + " max_fails=1 fail_timeout=" + FAIL_TIMEOUT_SECONDS + "s;\n";
   }
 
-  private void awaitListening(int port, Duration timeout) {
-    Instant deadline = Instant.now().plus(timeout);
-    while (Instant.now().isBefore(deadline)) {
-      if (!nginx.isAlive()) {
-        throw new IllegalStateException("nginx (the api replicas' front) exited with code " + nginx.exitValue()
-            + "; see " + dir.resolve("logs"));
-      }
-      try (Socket socket = new Socket("127.0.0.1", port)) {
-        return;
-      } catch (IOException e) {
-        sleep(Duration.ofMillis(100));
-      }
-    }
-    throw new IllegalStateException("nginx (the api replicas' front) did not listen on 127.0.0.1:" + port + " within "
-        + timeout.toSeconds() + "s; see " + dir.resolve("logs"));
-  }
-
   /** Its access log: a line per request, with the replicas nginx tried and what each answered. */
   Path accessLog() {
-    return dir.resolve("logs").resolve("access.log");
+    return nginx.logs().resolve("access.log");
   }
 
   boolean isAlive() {
@@ -220,23 +187,7 @@ final class ApiFront implements AutoCloseable {
 
   @Override
   public void close() {
-    nginx.destroy();
-    try {
-      if (!nginx.waitFor(10, TimeUnit.SECONDS)) {
-        nginx.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      nginx.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
+    nginx.close();
   }
 
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
 }

@@ -11,17 +11,13 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,11 +38,11 @@ final class DevIngress implements AutoCloseable {
   /** A session path: {@code /s/<id>/...}. */
   private static final Pattern SESSION_PATH = Pattern.compile("^/s/(ses_[0-9a-z]+)(/.*)?$");
 
-  private final Process nginx;
+  private final Nginx nginx;
   private final HttpServer standIn;
   private final int port;
 
-  private DevIngress(Process nginx, HttpServer standIn, int port) {
+  private DevIngress(Nginx nginx, HttpServer standIn, int port) {
     this.nginx = nginx;
     this.standIn = standIn;
     this.port = port;
@@ -59,9 +55,6 @@ final class DevIngress implements AutoCloseable {
    */
   static DevIngress start(Path nginxBinary, int port, String apiUrl, Path dir, Supplier<List<DevRuntime.AttachedCluster>> clusters)
       throws IOException {
-    if (!Files.isExecutable(nginxBinary)) {
-      throw new IllegalStateException("nginx is not at " + nginxBinary + ": run hack/tools.sh (make tools), or start with --no-ingress");
-    }
     HttpServer standIn = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     standIn.setExecutor(Executors.newFixedThreadPool(4, r -> {
       Thread t = new Thread(r, "gshare-dev-session-stand-in");
@@ -70,17 +63,17 @@ final class DevIngress implements AutoCloseable {
     }));
     standIn.createContext("/", exchange -> answer(exchange, clusters));
     standIn.start();
-    for (String sub : List.of("logs", "tmp")) {
-      Files.createDirectories(dir.resolve(sub));
-    }
-    Path conf = dir.resolve("nginx.conf");
-    Files.writeString(conf, config(dir, port, apiUrl, standIn.getAddress().getPort()));
-    Process process = new ProcessBuilder(nginxBinary.toAbsolutePath().toString(), "-p", dir.toString(), "-c", conf.toString(),
-        "-e", dir.resolve("logs").resolve("error.log").toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("logs").resolve("nginx.out").toFile()).start();
-    DevIngress ingress = new DevIngress(process, standIn, port);
+    Nginx nginx;
     try {
-      ingress.awaitListening(Duration.ofSeconds(15), dir);
+      nginx = Nginx.start(nginxBinary, dir, config(dir, port, apiUrl, standIn.getAddress().getPort()),
+          "the clusters' ingress", "run hack/tools.sh (make tools), or start with --no-ingress");
+    } catch (IOException | RuntimeException e) {
+      standIn.stop(0);
+      throw e;
+    }
+    DevIngress ingress = new DevIngress(nginx, standIn, port);
+    try {
+      nginx.awaitListening(port, Duration.ofSeconds(15));
     } catch (RuntimeException e) {
       ingress.close();
       throw e;
@@ -211,22 +204,6 @@ final class DevIngress implements AutoCloseable {
     return s == null ? "" : s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
   }
 
-  private void awaitListening(Duration timeout, Path dir) {
-    Instant deadline = Instant.now().plus(timeout);
-    while (Instant.now().isBefore(deadline)) {
-      if (!nginx.isAlive()) {
-        throw new IllegalStateException("nginx exited with code " + nginx.exitValue() + "; see " + dir.resolve("logs"));
-      }
-      try (Socket socket = new Socket("127.0.0.1", port)) {
-        return;
-      } catch (IOException e) {
-        sleep(Duration.ofMillis(100));
-      }
-    }
-    throw new IllegalStateException("nginx did not listen on 127.0.0.1:" + port + " within " + timeout.toSeconds() + "s; see "
-        + dir.resolve("logs"));
-  }
-
   /** A free loopback port, for an ingress port of 0 (the api must know the port before nginx starts). */
   static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -246,24 +223,8 @@ final class DevIngress implements AutoCloseable {
 
   @Override
   public void close() {
-    nginx.destroy();
-    try {
-      if (!nginx.waitFor(10, TimeUnit.SECONDS)) {
-        nginx.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      nginx.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
+    nginx.close();
     standIn.stop(0);
   }
 
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
 }
