@@ -17,7 +17,7 @@ import sys
 
 # Files whose /api/v1 is another peer's API, not gShare's.
 OTHER_PEERS = {
-    "api/src/main/java/io/gshare/api/alert/AlertDelivery.java": "a link to the console's alerts in a webhook body",
+    "control-activities/src/main/java/io/gshare/activities/control/AlertWebhook.java": "a link to the console's alerts in a webhook body",
     "api/src/test/java/io/gshare/api/support/PrometheusServer.java": "Prometheus's HTTP API",
     "cluster-activities/src/main/java/io/gshare/activities/cluster/MetricQueryActivitiesImpl.java":
         "Prometheus's HTTP API",
